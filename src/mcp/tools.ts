@@ -1,0 +1,112 @@
+/**
+ * The MCP tools (SPEC §2): what each tells an agent, what it may touch, the
+ * scopes it needs, and which Note operation it runs. Descriptions are part of
+ * the contract: they teach the three promises (exact tab IDs, keys that name
+ * an intent, versions from a fresh list).
+ */
+import type { z } from "zod";
+import { SCOPES } from "../auth/tokens.js";
+import { LIMITS } from "../note/limits.js";
+import type { CommandName } from "../note/commands.js";
+import { inputs, outputs, type ToolName } from "./schemas.js";
+
+export interface ToolDefinition {
+  name: ToolName;
+  title: string;
+  description: string;
+  scopes: readonly string[];
+  readOnly: boolean;
+  /** The Note operation it runs; list_notes reads the user's directory instead. */
+  command: CommandName | null;
+}
+
+const READ = [SCOPES.read] as const;
+const WRITE = [SCOPES.write] as const;
+
+const WRITE_RULES =
+  "Take expected_version from your latest list_note_tabs (or from the previous write's result). " +
+  "idempotency_key names this intent: if a call times out or its answer is lost, resend the very same call with the same key and you get the first result back (replayed: true) instead of a duplicate.";
+
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: "list_notes",
+    title: "List Notes",
+    description: "Lists the Notes you can use through this connector (you are a member and the Note is approved), with their IDs.",
+    scopes: READ,
+    readOnly: true,
+    command: null,
+  },
+  {
+    name: "list_note_tabs",
+    title: "List a Note's tabs",
+    description:
+      "Lists every tab of a Note in strip order, with each tab's exact id, type and label, and the Note's current version. " +
+      "Tabs are identified only by id: people reorder and rename tabs, and labels need not be unique, so keep and reuse the id. " +
+      "Call this before writing to get expected_version.",
+    scopes: READ,
+    readOnly: true,
+    command: "list_tabs",
+  },
+  {
+    name: "read_note_tab",
+    title: "Read a tab",
+    description: "Reads one tab's content by its exact id: the slides of a slides tab, or the text of the markdown tab.",
+    scopes: READ,
+    readOnly: true,
+    command: "read_tab",
+  },
+  {
+    name: "create_note_tab",
+    title: "Create a tab",
+    description:
+      `Adds a Slides or Sheet tab at the end of the strip and returns its exact tab_id: keep it for every later edit. ` +
+      `Put a whole deck (up to ${LIMITS.slidesPerCall} slides) in \`slides\` in this one call; a longer deck continues with edit_note_tab slides_add_outline. ${WRITE_RULES}`,
+    scopes: WRITE,
+    readOnly: false,
+    command: "create_tab",
+  },
+  {
+    name: "edit_note_tab",
+    title: "Add slides to a tab",
+    description:
+      `Appends slides to the slides tab with this exact tab_id (never a type or a label). ` +
+      `slides_add_outline appends 1 to ${LIMITS.slidesPerCall} slides at once; use slide_add only for a single slide discovered later. ` +
+      `Slides are always appended; a position cannot be chosen. ${WRITE_RULES}`,
+    scopes: WRITE,
+    readOnly: false,
+    command: "edit_tab",
+  },
+  {
+    name: "add_note_source",
+    title: "Cite a source",
+    description:
+      "Adds an http(s) page to the Note's Sources tab. A page already attached (under any spelling: www., trailing slash, utm_ parameters, fragment, http) is not added again: you get the existing source with already_attached: true. " +
+      `For the key, name "this URL in this Note" (e.g. note_id plus the normalized URL), not a random UUID, so every retry of the citation shares it. ${WRITE_RULES}`,
+    scopes: WRITE,
+    readOnly: false,
+    command: "add_source",
+  },
+  {
+    name: "list_note_attachments",
+    title: "List sources or files",
+    description:
+      `Pages through a Note's sources or files (metadata only: never file content or download links). ` +
+      `Up to ${LIMITS.pageSize} items per call; pass next_cursor back to get the next page until it is null.`,
+    scopes: READ,
+    readOnly: true,
+    command: "list_attachments",
+  },
+];
+
+export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));
+
+/** The scopes every tool may need, for discovery and for the 401 challenge. */
+export const ALL_TOOL_SCOPES = [SCOPES.read, SCOPES.write] as const;
+
+export function inputSchema(name: ToolName): z.ZodType {
+  return inputs[name];
+}
+
+export function outputSchema(name: ToolName): z.ZodType {
+  return outputs[name];
+}

@@ -1,0 +1,194 @@
+/**
+ * The operations a Note answers, with their inputs and results. Agents'
+ * operations are the MCP tools (SPEC §2); the app's are the person's API
+ * (SPEC §7). One map types both ends of the Durable Object's RPC.
+ */
+import type { AttachmentKind } from "./cursor.js";
+import type { AddableTabType, TabType } from "./tab-id.js";
+
+/** Who is calling, and through which door. */
+export interface Caller {
+  user: string;
+  /** `connector` is an AI agent through MCP: it also needs the Note approved. */
+  channel: "connector" | "app";
+}
+
+export interface SlideInput {
+  title: string;
+  body?: string | undefined;
+  notes?: string | undefined;
+}
+
+export interface WriteInput {
+  expected_version: number;
+  idempotency_key: string;
+}
+
+export interface TabSummary {
+  id: string;
+  type: TabType;
+  label: string;
+  position: number;
+  slide_count?: number;
+}
+
+export interface SourceItem {
+  id: string;
+  title: string;
+  url: string;
+  description: string;
+  added_at: string;
+}
+
+export interface FileItem {
+  id: string;
+  name: string;
+  media_type: string;
+  size_bytes: number;
+  added_at: string;
+}
+
+export interface SlideOutput {
+  index: number;
+  title: string;
+  body: string;
+  notes: string;
+}
+
+export interface TabList {
+  note_id: string;
+  title: string;
+  version: number;
+  tabs: TabSummary[];
+}
+
+export type TabContent =
+  | { note_id: string; version: number; tab: TabSummary; slides: SlideOutput[] }
+  | { note_id: string; version: number; tab: TabSummary; text: string };
+
+export interface CreatedTab {
+  note_id: string;
+  tab_id: string;
+  tab_type: AddableTabType;
+  label: string;
+  position: number;
+  slide_count: number;
+  version: number;
+  replayed: boolean;
+}
+
+export interface EditedTab {
+  note_id: string;
+  tab_id: string;
+  slides_added: number;
+  slide_count: number;
+  version: number;
+  replayed: boolean;
+}
+
+export interface AddedSource {
+  note_id: string;
+  source_id: string;
+  title: string;
+  url: string;
+  normalized_url: string;
+  already_attached: boolean;
+  version: number;
+  replayed: boolean;
+}
+
+export type AttachmentPage =
+  | { note_id: string; kind: "sources"; items: SourceItem[]; next_cursor: string | null }
+  | { note_id: string; kind: "files"; items: FileItem[]; next_cursor: string | null };
+
+export interface NoteSummary {
+  note_id: string;
+  title: string;
+  approved: boolean;
+  version: number;
+}
+
+export interface WholeNote extends NoteSummary {
+  members: string[];
+  markdown: string;
+  tabs: (TabSummary & { slides?: SlideOutput[] })[];
+  source_count: number;
+  file_count: number;
+}
+
+/** A committed change by the person: the Note's new version and what changed. */
+export interface Changed {
+  note_id: string;
+  version: number;
+  tab?: TabSummary;
+  file_id?: string;
+}
+
+export interface Commands {
+  // The agent's tools.
+  list_tabs: { input: Record<string, never>; output: TabList };
+  read_tab: { input: { tab_id: string }; output: TabContent };
+  create_tab: {
+    input: WriteInput & { tab_type: AddableTabType; label?: string | undefined; slides?: SlideInput[] | undefined };
+    output: CreatedTab;
+  };
+  edit_tab: {
+    input: WriteInput & {
+      tab_id: string;
+      operation: "slide_add" | "slides_add_outline";
+      title?: string | undefined;
+      body?: string | undefined;
+      notes?: string | undefined;
+      slides?: SlideInput[] | undefined;
+    };
+    output: EditedTab;
+  };
+  add_source: {
+    input: WriteInput & { title: string; url: string; description?: string | undefined };
+    output: AddedSource;
+  };
+  list_attachments: {
+    input: { kind: AttachmentKind; limit?: number | undefined; cursor?: string | undefined };
+    output: AttachmentPage;
+  };
+
+  // The person's app.
+  create_note: { input: { title: string; markdown?: string | undefined }; output: NoteSummary };
+  read_note: { input: Record<string, never>; output: WholeNote };
+  set_approval: { input: { approved: boolean; expected_version?: number | undefined }; output: Changed };
+  add_member: { input: { user: string; expected_version?: number | undefined }; output: Changed };
+  add_tab: {
+    input: { tab_type: AddableTabType; label?: string | undefined; position?: number | undefined; expected_version?: number | undefined };
+    output: Changed;
+  };
+  rename_tab: { input: { tab_id: string; label: string; expected_version?: number | undefined }; output: Changed };
+  move_tab: { input: { tab_id: string; position: number; expected_version?: number | undefined }; output: Changed };
+  delete_tab: { input: { tab_id: string; expected_version?: number | undefined }; output: Changed };
+  set_slides: { input: { tab_id: string; slides: SlideInput[]; expected_version?: number | undefined }; output: Changed };
+  set_markdown: { input: { text: string; expected_version?: number | undefined }; output: Changed };
+  add_file: {
+    input: { name: string; media_type: string; size_bytes: number; expected_version?: number | undefined };
+    output: Changed;
+  };
+}
+
+export type CommandName = keyof Commands;
+export type Input<K extends CommandName> = Commands[K]["input"];
+export type Output<K extends CommandName> = Commands[K]["output"];
+
+/** The agent's writes: the commands that take an idempotency key. */
+export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source"] as const;
+export const READ_COMMANDS = ["list_tabs", "read_tab", "list_attachments", "read_note"] as const;
+export const APP_COMMANDS = [
+  "create_note",
+  "read_note",
+  "set_approval",
+  "add_member",
+  "add_tab",
+  "rename_tab",
+  "move_tab",
+  "delete_tab",
+  "set_slides",
+  "set_markdown",
+  "add_file",
+] as const;

@@ -1,0 +1,44 @@
+/**
+ * Opaque paging cursors for attachments. A cursor names a position in one
+ * Note's list of one kind and carries a checksum, so a cursor that was edited,
+ * truncated or taken from another Note or list is refused instead of silently
+ * paging from somewhere else. It is an integrity check, not a secret: the
+ * position it hides is the caller's own data.
+ */
+export type AttachmentKind = "sources" | "files";
+
+export function encodeCursor(noteId: string, kind: AttachmentKind, after: number): string {
+  const body = `${kind}.${after}`;
+  return base64url(`${body}.${checksum(noteId, body)}`);
+}
+
+/** The position after which the next page starts, or null for a cursor this Note did not issue. */
+export function decodeCursor(noteId: string, kind: AttachmentKind, cursor: string): number | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  const match = /^(sources|files)\.(\d{1,15})\.([0-9a-f]{8})$/.exec(text);
+  if (match === null || match[1] !== kind) return null;
+  const body = `${match[1]}.${match[2]}`;
+  if (match[3] !== checksum(noteId, body)) return null;
+  return Number(match[2]);
+}
+
+function base64url(text: string): string {
+  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** FNV-1a, 32 bits, as eight hex digits. */
+function checksum(noteId: string, body: string): string {
+  let hash = 0x811c9dc5;
+  const text = `${noteId}\n${body}`;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}

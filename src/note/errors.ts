@@ -1,0 +1,42 @@
+/**
+ * The failures a Note's rules can answer with (SPEC §4). Each carries a
+ * `message` a model can act on, and the details it needs to retry correctly.
+ * The MCP layer and the HTTP layer each map this union exhaustively.
+ */
+
+/** One problem with the arguments: where, and what is wrong. */
+export interface Issue {
+  path: string;
+  problem: string;
+}
+
+export type NoteError =
+  | { code: "invalid_arguments"; message: string; issues: Issue[] }
+  | { code: "note_not_found"; message: string; note_id: string }
+  | { code: "note_not_approved"; message: string; note_id: string }
+  | { code: "note_exists"; message: string; note_id: string }
+  | { code: "version_conflict"; message: string; expected_version: number; current_version: number }
+  | { code: "tab_not_found"; message: string; tab_id: string; hint: string }
+  | { code: "wrong_tab_type"; message: string; tab_id: string; tab_type: string; expected: string[] }
+  | { code: "idempotency_key_reused"; message: string; idempotency_key: string; first_used_by: string }
+  | { code: "invalid_url"; message: string; url: string; reason: string }
+  | { code: "limit_exceeded"; message: string; limit: string; max: number };
+
+export type ErrorCode = NoteError["code"];
+
+export function invalidArguments(issues: Issue[]): NoteError {
+  const list = issues.map((i) => `${i.path}: ${i.problem}`).join("; ");
+  return { code: "invalid_arguments", message: `Invalid arguments. ${list}`, issues };
+}
+
+export function noteNotFound(noteId: string): NoteError {
+  return {
+    code: "note_not_found",
+    message: `No Note "${noteId}" that you can use. Call list_notes for the Notes you can reach.`,
+    note_id: noteId,
+  };
+}
+
+export function limitExceeded(limit: string, max: number, what: string): NoteError {
+  return { code: "limit_exceeded", message: `${what} (at most ${max}).`, limit, max };
+}

@@ -1,0 +1,36 @@
+/**
+ * Every limit of the connector in one place: the zod schemas at the edge and
+ * the Note's own checks read the same numbers, and the README states them.
+ */
+export const LIMITS = {
+  /** Largest JSON body accepted by POST /mcp, in bytes. */
+  mcpBodyBytes: 256 * 1024,
+  /** Largest JSON body accepted by the person's API, in bytes. */
+  apiBodyBytes: 1024 * 1024,
+  noteIdLength: 64,
+  noteTitleLength: 200,
+  tabLabelLength: 100,
+  slideTitleLength: 300,
+  slideBodyLength: 10_000,
+  slideNotesLength: 10_000,
+  /** Slides one create or outline call may carry. */
+  slidesPerCall: 20,
+  slidesPerTab: 500,
+  /** Slides and Sheet tabs per Note (the three fixed tabs are not counted). */
+  tabsPerNote: 100,
+  sourcesPerNote: 100_000,
+  filesPerNote: 10_000,
+  sourceTitleLength: 500,
+  sourceDescriptionLength: 2_000,
+  urlLength: 2_048,
+  fileNameLength: 255,
+  mediaTypeLength: 255,
+  fileSizeBytes: 2 ** 40,
+  markdownLength: 500_000,
+  idempotencyKeyLength: 256,
+  userIdLength: 128,
+  pageSize: 50,
+} as const;
+
+/** Default retention of idempotency records: 7 days. */
+export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

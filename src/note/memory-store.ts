@@ -1,0 +1,164 @@
+/**
+ * An in-memory `NoteStore` for unit tests and the simulations. A transaction
+ * works on a copy and swaps it in only when the operation returns, so a
+ * thrown failure leaves the Note untouched, as SQLite's rollback does.
+ */
+import type { AttachmentKind } from "./cursor.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "./store.js";
+
+interface State {
+  meta: NoteMeta | null;
+  members: Map<string, "owner" | "editor">;
+  tabs: Map<string, TabRow>;
+  slides: Map<string, Slide[]>;
+  markdown: string;
+  keys: Map<string, IdempotencyRecord>;
+  sources: SourceRow[];
+  sourcesByUrl: Map<string, SourceRow>;
+  files: FileRow[];
+}
+
+export class MemoryNoteStore implements NoteStore {
+  #state: State = {
+    meta: null,
+    members: new Map(),
+    tabs: new Map(),
+    slides: new Map(),
+    markdown: "",
+    keys: new Map(),
+    sources: [],
+    sourcesByUrl: new Map(),
+    files: [],
+  };
+  #inTransaction = false;
+
+  transaction<T>(fn: () => T): T {
+    if (this.#inTransaction) return fn();
+    const saved = this.#state;
+    this.#state = copy(saved);
+    this.#inTransaction = true;
+    try {
+      return fn();
+    } catch (error) {
+      this.#state = saved;
+      throw error;
+    } finally {
+      this.#inTransaction = false;
+    }
+  }
+
+  readMeta(): NoteMeta | null {
+    return this.#state.meta === null ? null : { ...this.#state.meta };
+  }
+  writeMeta(meta: NoteMeta): void {
+    this.#state.meta = { ...meta };
+  }
+
+  isMember(user: string): boolean {
+    return this.#state.members.has(user);
+  }
+  addMember(user: string, role: "owner" | "editor"): void {
+    this.#state.members.set(user, role);
+  }
+  members(): string[] {
+    return [...this.#state.members.keys()];
+  }
+
+  tabs(): TabRow[] {
+    return [...this.#state.tabs.values()].map((t) => ({ ...t })).sort((a, b) => a.position - b.position);
+  }
+  tab(id: string): TabRow | null {
+    const tab = this.#state.tabs.get(id);
+    return tab === undefined ? null : { ...tab };
+  }
+  insertTab(tab: TabRow): void {
+    if (this.#state.tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
+    this.#state.tabs.set(tab.id, { ...tab });
+  }
+  updateTab(tab: TabRow): void {
+    this.#state.tabs.set(tab.id, { ...tab });
+  }
+  deleteTab(id: string): void {
+    this.#state.tabs.delete(id);
+    this.#state.slides.delete(id);
+  }
+
+  slides(tabId: string): Slide[] {
+    return (this.#state.slides.get(tabId) ?? []).map((s) => ({ ...s }));
+  }
+  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
+    const deck = this.#state.slides.get(tabId) ?? [];
+    if (deck.length !== first) throw new Error(`tab ${tabId} has ${deck.length} slides, not ${first}`);
+    this.#state.slides.set(tabId, [...deck, ...slides.map((s) => ({ ...s }))]);
+  }
+  replaceSlides(tabId: string, slides: readonly Slide[]): void {
+    this.#state.slides.set(tabId, slides.map((s) => ({ ...s })));
+  }
+
+  markdown(): string {
+    return this.#state.markdown;
+  }
+  writeMarkdown(text: string): void {
+    this.#state.markdown = text;
+  }
+
+  idempotency(key: string): IdempotencyRecord | null {
+    return this.#state.keys.get(key) ?? null;
+  }
+  recordIdempotency(record: IdempotencyRecord): void {
+    this.#state.keys.set(record.key, { ...record });
+  }
+  pruneIdempotency(cutoff: number): number {
+    let pruned = 0;
+    for (const [key, record] of this.#state.keys) {
+      if (record.created_at < cutoff) {
+        this.#state.keys.delete(key);
+        pruned += 1;
+      }
+    }
+    return pruned;
+  }
+  oldestIdempotency(): number | null {
+    let oldest: number | null = null;
+    for (const record of this.#state.keys.values()) if (oldest === null || record.created_at < oldest) oldest = record.created_at;
+    return oldest;
+  }
+
+  sourceByNormalizedUrl(normalized: string): SourceRow | null {
+    return this.#state.sourcesByUrl.get(normalized) ?? null;
+  }
+  insertSource(source: NewSource): number {
+    const row = { ...source, seq: this.#state.sources.length + 1 };
+    this.#state.sources.push(row);
+    this.#state.sourcesByUrl.set(row.normalized_url, row);
+    return row.seq;
+  }
+  insertFile(file: NewFile): number {
+    const row = { ...file, seq: this.#state.files.length + 1 };
+    this.#state.files.push(row);
+    return row.seq;
+  }
+
+  attachments(kind: "sources", after: number, limit: number): SourceRow[];
+  attachments(kind: "files", after: number, limit: number): FileRow[];
+  attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[] {
+    // Sequence numbers are 1, 2, 3…: the row after `after` sits at index `after`.
+    if (kind === "sources") return this.#state.sources.slice(after, after + limit).map((r) => ({ ...r }));
+    return this.#state.files.slice(after, after + limit).map((r) => ({ ...r }));
+  }
+}
+
+/** A copy deep enough that a rolled-back transaction cannot have touched the original. */
+function copy(state: State): State {
+  return {
+    meta: state.meta === null ? null : { ...state.meta },
+    members: new Map(state.members),
+    tabs: new Map(state.tabs),
+    slides: new Map(state.slides),
+    markdown: state.markdown,
+    keys: new Map(state.keys),
+    sources: [...state.sources],
+    sourcesByUrl: new Map(state.sourcesByUrl),
+    files: [...state.files],
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * What the Note's rules need from storage, and nothing more. Two
+ * implementations: SQLite inside the Durable Object (src/storage), and an
+ * in-memory one for unit tests and the simulations. Every method is
+ * synchronous, so a whole operation runs inside one transaction with nothing
+ * awaited between its checks and its write.
+ */
+import type { AttachmentKind } from "./cursor.js";
+import type { TabType } from "./tab-id.js";
+
+export interface NoteMeta {
+  note_id: string;
+  title: string;
+  version: number;
+  approved: boolean;
+  /** The next `n` of a tab ID; it never goes back. */
+  next_tab_n: number;
+  source_count: number;
+  file_count: number;
+  created_at: number;
+}
+
+export interface TabRow {
+  id: string;
+  type: TabType;
+  label: string;
+  position: number;
+  slide_count: number;
+}
+
+export interface Slide {
+  title: string;
+  body: string;
+  notes: string;
+}
+
+export interface IdempotencyRecord {
+  key: string;
+  tool: string;
+  result: string;
+  created_at: number;
+}
+
+export interface SourceRow {
+  seq: number;
+  title: string;
+  url: string;
+  normalized_url: string;
+  description: string;
+  added_at: number;
+}
+
+export interface FileRow {
+  seq: number;
+  name: string;
+  media_type: string;
+  size_bytes: number;
+  added_at: number;
+}
+
+export type NewSource = Omit<SourceRow, "seq">;
+export type NewFile = Omit<FileRow, "seq">;
+
+export interface NoteStore {
+  /** Runs `fn` atomically: if it throws, nothing it wrote remains. */
+  transaction<T>(fn: () => T): T;
+
+  readMeta(): NoteMeta | null;
+  writeMeta(meta: NoteMeta): void;
+
+  isMember(user: string): boolean;
+  addMember(user: string, role: "owner" | "editor"): void;
+  members(): string[];
+
+  /** Every tab, in strip order. */
+  tabs(): TabRow[];
+  tab(id: string): TabRow | null;
+  insertTab(tab: TabRow): void;
+  updateTab(tab: TabRow): void;
+  deleteTab(id: string): void;
+
+  slides(tabId: string): Slide[];
+  /** Appends after the tab's last slide. */
+  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void;
+  replaceSlides(tabId: string, slides: readonly Slide[]): void;
+
+  markdown(): string;
+  writeMarkdown(text: string): void;
+
+  idempotency(key: string): IdempotencyRecord | null;
+  recordIdempotency(record: IdempotencyRecord): void;
+  /** Deletes records created before `cutoff`; returns how many. */
+  pruneIdempotency(cutoff: number): number;
+  oldestIdempotency(): number | null;
+
+  sourceByNormalizedUrl(normalized: string): SourceRow | null;
+  insertSource(source: NewSource): number;
+  insertFile(file: NewFile): number;
+  /** Up to `limit` attachments with a sequence number above `after`, in order. */
+  attachments(kind: "sources", after: number, limit: number): SourceRow[];
+  attachments(kind: "files", after: number, limit: number): FileRow[];
+  attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[];
+}

@@ -1,0 +1,30 @@
+/**
+ * Tab identity. Fixed tabs are named by their type; every other tab gets
+ * `{type}-{n}-{base36 millisecond time}` (the desktop app's form), with `n`
+ * from a per-Note counter that never goes back, so an ID is never reused.
+ */
+export const FIXED_TABS = ["markdown", "files", "sources"] as const;
+export const ADDABLE_TAB_TYPES = ["slides", "sheet"] as const;
+
+export type FixedTabType = (typeof FIXED_TABS)[number];
+export type AddableTabType = (typeof ADDABLE_TAB_TYPES)[number];
+export type TabType = FixedTabType | AddableTabType;
+
+export const FIXED_TAB_LABELS: Record<FixedTabType, string> = {
+  markdown: "Markdown",
+  files: "Files",
+  sources: "Sources",
+};
+
+export const DEFAULT_LABELS: Record<AddableTabType, string> = {
+  slides: "Slides",
+  sheet: "Sheet",
+};
+
+export function newTabId(type: AddableTabType, n: number, nowMs: number): string {
+  return `${type}-${n}-${nowMs.toString(36)}`;
+}
+
+export function isTabType(value: string): value is TabType {
+  return (FIXED_TABS as readonly string[]).includes(value) || (ADDABLE_TAB_TYPES as readonly string[]).includes(value);
+}

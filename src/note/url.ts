@@ -1,0 +1,100 @@
+/**
+ * Citation URLs (SPEC §5): what `add_note_source` accepts, and the normalized
+ * form that names a page, so seven spellings of one page become one source.
+ */
+import { LIMITS } from "./limits.js";
+
+export type ParsedUrl =
+  | { ok: true; url: string; normalized: string }
+  | { ok: false; reason: string };
+
+// C0 and C1 controls, every Unicode space, and the invisible format characters
+// (zero-width, bidi overrides, BOM) that make one URL read as another. The
+// WHATWG parser would silently strip or skip some of these ("java\tscript:"
+// parses as "javascript:"), so they are refused before parsing.
+const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u;
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+
+/**
+ * Parses a citation as given: `http`, `https`, or a scheme-less `host/path`
+ * (taken as https). Anything else is refused with the reason.
+ *
+ * @example
+ * parseSourceUrl("www.Example.org/report/?utm_source=x#top")
+ * // { ok: true, url: "https://www.example.org/report/?utm_source=x#top",
+ * //   normalized: "https://example.org/report" }
+ */
+export function parseSourceUrl(raw: string): ParsedUrl {
+  if (raw.length === 0) return { ok: false, reason: "the URL is empty" };
+  if (raw.length > LIMITS.urlLength) {
+    return { ok: false, reason: `the URL is longer than ${LIMITS.urlLength} characters` };
+  }
+  if (FORBIDDEN_CHARS.test(raw)) {
+    return {
+      ok: false,
+      reason: "the URL contains whitespace, control or invisible characters; percent-encode them",
+    };
+  }
+
+  let candidate = raw;
+  const scheme = SCHEME.exec(raw)?.[1];
+  // "example.org:8080/x" looks like a scheme "example.org"; a real scheme has no dot.
+  if (scheme !== undefined && !scheme.includes(".")) {
+    const lower = scheme.toLowerCase();
+    if (lower !== "http" && lower !== "https") {
+      return { ok: false, reason: `the scheme "${lower}:" is not allowed; use http or https` };
+    }
+    if (!/^https?:\/\//i.test(raw)) {
+      return { ok: false, reason: "the URL has no host: expected http(s)://host/path" };
+    }
+  } else {
+    if (raw.startsWith("/") || raw.startsWith("\\")) {
+      return { ok: false, reason: "the URL has no host: expected host/path or https://host/path" };
+    }
+    candidate = `https://${raw}`;
+  }
+
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return { ok: false, reason: "the URL cannot be parsed" };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return { ok: false, reason: `the scheme "${url.protocol}" is not allowed; use http or https` };
+  }
+  if (url.username !== "" || url.password !== "") {
+    return { ok: false, reason: "the URL carries credentials (user:password@); remove them" };
+  }
+  const host = url.hostname;
+  if (host === "") return { ok: false, reason: "the URL has no host" };
+  if (!host.includes(".") && !host.startsWith("[")) {
+    return { ok: false, reason: `the host "${host}" is not a domain name or an IP address` };
+  }
+  return { ok: true, url: url.href, normalized: normalize(url) };
+}
+
+/** The page a URL names: https, bare lower-case host, no default port, fragment, utm_* or trailing slash. */
+function normalize(url: URL): string {
+  const host = url.hostname.startsWith("www.") ? url.hostname.slice(4) : url.hostname;
+  // URL already dropped the default port of the URL's own scheme; 443 is https's.
+  const port = url.port === "" || url.port === "443" ? "" : `:${url.port}`;
+  const path = url.pathname.replace(/\/+$/, "");
+  const query = url.search
+    .slice(1)
+    .split("&")
+    .filter((part) => part !== "" && !isTrackingParameter(part))
+    .join("&");
+  return `https://${host}${port}${path}${query === "" ? "" : `?${query}`}`;
+}
+
+function isTrackingParameter(part: string): boolean {
+  const name = part.split("=", 1)[0] ?? "";
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // A malformed escape is not a utm_ name; keep the parameter as written.
+  }
+  return decoded.toLowerCase().startsWith("utm_");
+}

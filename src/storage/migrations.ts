@@ -1,0 +1,104 @@
+/**
+ * The Note object's SQLite schema as a numbered, append-only list. A shipped
+ * migration is never edited: a change is a new entry, with a test that
+ * upgrades data written by the old schema (docs/storage-schema.md).
+ */
+import type { Sql } from "./sql.js";
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const NOTE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial",
+    statements: [
+      `CREATE TABLE meta (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        note_id TEXT NOT NULL,
+        title TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        approved INTEGER NOT NULL,
+        next_tab_n INTEGER NOT NULL,
+        source_count INTEGER NOT NULL,
+        file_count INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE markdown (id INTEGER PRIMARY KEY CHECK (id = 1), text TEXT NOT NULL)`,
+      `CREATE TABLE members (user TEXT PRIMARY KEY, role TEXT NOT NULL) WITHOUT ROWID`,
+      `CREATE TABLE tabs (
+        id TEXT PRIMARY KEY,
+        type TEXT NOT NULL,
+        label TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        slide_count INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+      `CREATE TABLE slides (
+        tab_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL,
+        notes TEXT NOT NULL,
+        PRIMARY KEY (tab_id, idx)
+      ) WITHOUT ROWID`,
+      `CREATE TABLE idempotency (
+        key TEXT PRIMARY KEY,
+        tool TEXT NOT NULL,
+        result TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+      `CREATE INDEX idempotency_created_at ON idempotency (created_at)`,
+      `CREATE TABLE sources (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT NOT NULL,
+        url TEXT NOT NULL,
+        normalized_url TEXT NOT NULL UNIQUE,
+        description TEXT NOT NULL,
+        added_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE files (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        media_type TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        added_at INTEGER NOT NULL
+      )`,
+      // Directory entries the Note still owes its members' directories.
+      `CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT NOT NULL, entry TEXT NOT NULL)`,
+    ],
+  },
+];
+
+export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "initial",
+    statements: [
+      `CREATE TABLE notes (
+        note_id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        approved INTEGER NOT NULL,
+        version INTEGER NOT NULL
+      ) WITHOUT ROWID`,
+    ],
+  },
+];
+
+/**
+ * Applies the migrations this database has not seen yet, in order. Call it
+ * inside one transaction (the object's constructor does), so a failed
+ * upgrade leaves the old schema whole.
+ */
+export function migrate(sql: Sql, migrations: readonly Migration[]): number {
+  sql.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`);
+  const applied = sql.first<{ v: number | null }>(`SELECT MAX(version) AS v FROM schema_migrations`)?.v ?? 0;
+  for (const migration of migrations) {
+    if (migration.version <= applied) continue;
+    for (const statement of migration.statements) sql.run(statement);
+    sql.run(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, migration.version, migration.name);
+  }
+  return migrations.at(-1)?.version ?? applied;
+}

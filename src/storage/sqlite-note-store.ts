@@ -1,0 +1,177 @@
+/** The Note's storage in its Durable Object's SQLite database. */
+import type { AttachmentKind } from "../note/cursor.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "../note/store.js";
+import type { Sql } from "./sql.js";
+
+interface MetaRow {
+  note_id: string;
+  title: string;
+  version: number;
+  approved: number;
+  next_tab_n: number;
+  source_count: number;
+  file_count: number;
+  created_at: number;
+}
+
+export class SqliteNoteStore implements NoteStore {
+  #depth = 0;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly storage: DurableObjectStorage,
+  ) {}
+
+  /** Reentrant: an inner call joins the outer transaction. */
+  transaction<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    this.#depth += 1;
+    try {
+      return this.storage.transactionSync(fn);
+    } finally {
+      this.#depth -= 1;
+    }
+  }
+
+  readMeta(): NoteMeta | null {
+    const row = this.sql.first<MetaRow>(
+      `SELECT note_id, title, version, approved, next_tab_n, source_count, file_count, created_at FROM meta WHERE id = 1`,
+    );
+    return row === null ? null : { ...row, approved: row.approved === 1 };
+  }
+
+  writeMeta(meta: NoteMeta): void {
+    this.sql.run(
+      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, source_count, file_count, created_at)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET title = excluded.title, version = excluded.version, approved = excluded.approved,
+         next_tab_n = excluded.next_tab_n, source_count = excluded.source_count, file_count = excluded.file_count`,
+      meta.note_id,
+      meta.title,
+      meta.version,
+      meta.approved ? 1 : 0,
+      meta.next_tab_n,
+      meta.source_count,
+      meta.file_count,
+      meta.created_at,
+    );
+  }
+
+  isMember(user: string): boolean {
+    return this.sql.first(`SELECT 1 FROM members WHERE user = ?`, user) !== null;
+  }
+  addMember(user: string, role: "owner" | "editor"): void {
+    this.sql.run(`INSERT OR IGNORE INTO members (user, role) VALUES (?, ?)`, user, role);
+  }
+  members(): string[] {
+    return this.sql.all<{ user: string }>(`SELECT user FROM members ORDER BY user`).map((r) => r.user);
+  }
+
+  tabs(): TabRow[] {
+    return this.sql.all<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs ORDER BY position`);
+  }
+  tab(id: string): TabRow | null {
+    return this.sql.first<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs WHERE id = ?`, id);
+  }
+  insertTab(tab: TabRow): void {
+    this.sql.run(
+      `INSERT INTO tabs (id, type, label, position, slide_count) VALUES (?, ?, ?, ?, ?)`,
+      tab.id,
+      tab.type,
+      tab.label,
+      tab.position,
+      tab.slide_count,
+    );
+  }
+  updateTab(tab: TabRow): void {
+    this.sql.run(`UPDATE tabs SET label = ?, position = ?, slide_count = ? WHERE id = ?`, tab.label, tab.position, tab.slide_count, tab.id);
+  }
+  deleteTab(id: string): void {
+    this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, id);
+    this.sql.run(`DELETE FROM tabs WHERE id = ?`, id);
+  }
+
+  slides(tabId: string): Slide[] {
+    return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
+  }
+  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
+    // One row per statement keeps far from the limit of 100 bound parameters.
+    slides.forEach((slide, i) => {
+      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes) VALUES (?, ?, ?, ?, ?)`, tabId, first + i, slide.title, slide.body, slide.notes);
+    });
+  }
+  replaceSlides(tabId: string, slides: readonly Slide[]): void {
+    this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, tabId);
+    this.appendSlides(tabId, 0, slides);
+  }
+
+  markdown(): string {
+    return this.sql.first<{ text: string }>(`SELECT text FROM markdown WHERE id = 1`)?.text ?? "";
+  }
+  writeMarkdown(text: string): void {
+    this.sql.run(`INSERT INTO markdown (id, text) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET text = excluded.text`, text);
+  }
+
+  idempotency(key: string): IdempotencyRecord | null {
+    return this.sql.first<IdempotencyRecord>(`SELECT key, tool, result, created_at FROM idempotency WHERE key = ?`, key);
+  }
+  recordIdempotency(record: IdempotencyRecord): void {
+    this.sql.run(
+      `INSERT INTO idempotency (key, tool, result, created_at) VALUES (?, ?, ?, ?)`,
+      record.key,
+      record.tool,
+      record.result,
+      record.created_at,
+    );
+  }
+  pruneIdempotency(cutoff: number): number {
+    return this.sql.run(`DELETE FROM idempotency WHERE created_at < ?`, cutoff).rowsWritten;
+  }
+  oldestIdempotency(): number | null {
+    return this.sql.first<{ t: number | null }>(`SELECT MIN(created_at) AS t FROM idempotency`)?.t ?? null;
+  }
+
+  sourceByNormalizedUrl(normalized: string): SourceRow | null {
+    return this.sql.first<SourceRow>(
+      `SELECT seq, title, url, normalized_url, description, added_at FROM sources WHERE normalized_url = ?`,
+      normalized,
+    );
+  }
+  insertSource(source: NewSource): number {
+    return this.sql
+      .run(
+        `INSERT INTO sources (title, url, normalized_url, description, added_at) VALUES (?, ?, ?, ?, ?) RETURNING seq`,
+        source.title,
+        source.url,
+        source.normalized_url,
+        source.description,
+        source.added_at,
+      )
+      .one().seq as number;
+  }
+  insertFile(file: NewFile): number {
+    return this.sql
+      .run(
+        `INSERT INTO files (name, media_type, size_bytes, added_at) VALUES (?, ?, ?, ?) RETURNING seq`,
+        file.name,
+        file.media_type,
+        file.size_bytes,
+        file.added_at,
+      )
+      .one().seq as number;
+  }
+
+  attachments(kind: "sources", after: number, limit: number): SourceRow[];
+  attachments(kind: "files", after: number, limit: number): FileRow[];
+  attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[] {
+    // A range on the primary key: a page reads `limit` rows however many the Note holds.
+    if (kind === "sources") {
+      return this.sql.all<SourceRow>(
+        `SELECT seq, title, url, normalized_url, description, added_at FROM sources WHERE seq > ? ORDER BY seq LIMIT ?`,
+        after,
+        limit,
+      );
+    }
+    return this.sql.all<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit);
+  }
+}
