@@ -1,0 +1,88 @@
+/** Helpers for tests that run inside workerd: the person's API and raw MCP calls, through the Worker's own fetch. */
+import { exports } from "cloudflare:workers";
+
+export const TOKENS = {
+  agent: "dev-alice-agent",
+  reader: "dev-alice-reader",
+  app: "dev-alice-app",
+  bobAgent: "dev-bob-agent",
+  bobApp: "dev-bob-app",
+} as const;
+
+const BASE = "http://127.0.0.1:8787";
+
+export function fetchWorker(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+export interface ApiAnswer {
+  status: number;
+  body: any;
+}
+
+export async function api(method: string, path: string, body?: unknown, token: string = TOKENS.app): Promise<ApiAnswer> {
+  const init: RequestInit = { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const response = await fetchWorker(`/api/v1${path}`, init);
+  return { status: response.status, body: await response.json() };
+}
+
+export function uniqueNoteId(prefix = "t"): string {
+  return `${prefix}-${crypto.randomUUID()}`;
+}
+
+/** A fresh Note owned by alice, approved for connectors unless told otherwise. Returns its ID and version. */
+export async function newNote(options: { approved?: boolean; title?: string; token?: string } = {}): Promise<{ noteId: string; version: number }> {
+  const noteId = uniqueNoteId();
+  const token = options.token ?? TOKENS.app;
+  const created = await api("POST", "/notes", { note_id: noteId, title: options.title ?? "Test Note" }, token);
+  if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
+  if (options.approved === false) return { noteId, version: created.body.version };
+  const approved = await api("PUT", `/notes/${noteId}/approval`, { approved: true }, token);
+  if (approved.status !== 200) throw new Error(`approve failed: ${JSON.stringify(approved.body)}`);
+  return { noteId, version: approved.body.version };
+}
+
+let nextId = 1;
+
+export async function rpc(method: string, params: unknown, token: string | null = TOKENS.agent, headers: Record<string, string> = {}): Promise<Response> {
+  const all: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": "2025-11-25",
+    ...headers,
+  };
+  if (token !== null) all.Authorization = `Bearer ${token}`;
+  return fetchWorker("/mcp", { method: "POST", headers: all, body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params }) });
+}
+
+export interface ToolAnswer {
+  isError: boolean;
+  /** structuredContent on success; the `error` object on failure. */
+  data: any;
+  raw: any;
+}
+
+export async function tool(name: string, args: Record<string, unknown>, token: string = TOKENS.agent): Promise<ToolAnswer> {
+  const response = await rpc("tools/call", { name, arguments: args }, token);
+  if (response.status !== 200) throw new Error(`tools/call ${name}: HTTP ${response.status} ${await response.text()}`);
+  const message = (await response.json()) as any;
+  if (message.error !== undefined) throw new Error(`tools/call ${name}: JSON-RPC error ${JSON.stringify(message.error)}`);
+  const result = message.result;
+  if (result.isError === true) return { isError: true, data: JSON.parse(result.content[0].text).error, raw: result };
+  return { isError: false, data: result.structuredContent, raw: result };
+}
+
+/** A tool call that must succeed; its structured result. */
+export async function ok(name: string, args: Record<string, unknown>, token?: string): Promise<any> {
+  const answer = await tool(name, args, token);
+  if (answer.isError) throw new Error(`${name} failed: ${JSON.stringify(answer.data)}`);
+  return answer.data;
+}
+
+/** A tool call that must fail; its error object. */
+export async function failure(name: string, args: Record<string, unknown>, token?: string): Promise<any> {
+  const answer = await tool(name, args, token);
+  if (!answer.isError) throw new Error(`${name} succeeded: ${JSON.stringify(answer.data)}`);
+  return answer.data;
+}
