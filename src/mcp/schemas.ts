@@ -68,7 +68,8 @@ export const inputs = {
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
     title: z.string().min(1).max(LIMITS.sourceTitleLength).describe("The cited page's title."),
-    url: z.string().min(1).max(LIMITS.urlLength).describe("An http(s) URL, or host/path (taken as https)."),
+    // Length and characters are judged with the rest of the URL, so every bad URL answers invalid_url.
+    url: z.string().describe(`An http(s) URL, or host/path (taken as https); at most ${LIMITS.urlLength} characters.`),
     description: z.string().max(LIMITS.sourceDescriptionLength).optional().describe("Why this source matters."),
   }),
   list_note_attachments: z.strictObject({

@@ -547,7 +547,8 @@ function validateKeyed(tool: (typeof KEYED_COMMANDS)[number], input: Commands[ty
   } else {
     const i = input as Input<"add_source">;
     checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
-    checks.text("url", i.url, LIMITS.urlLength, { required: true });
+    // The URL's characters are parseSourceUrl's to judge, as invalid_url.
+    if (typeof i.url !== "string") checks.add("url", "required");
     checks.text("description", i.description, LIMITS.sourceDescriptionLength);
   }
   // Paths of a lone slide's fields read ".title"; name them as the tool's own fields.

@@ -1,0 +1,109 @@
+/** SPEC §4 and §8 at the edge: tokens, scopes, membership, approval, and the protocol's own failures. */
+import { describe, expect, it } from "vitest";
+import { api, failure, fetchWorker, newNote, ok, rpc, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+
+describe("access", () => {
+  it("another user's Note reads exactly like a Note that does not exist", async () => {
+    const { noteId, version } = await newNote();
+    const missing = uniqueNoteId();
+    for (const id of [noteId, missing]) {
+      const error = await failure("list_note_tabs", { note_id: id }, TOKENS.bobAgent);
+      expect(error).toEqual({ code: "note_not_found", note_id: id, message: error.message.replace(id, id) });
+      expect(error.message).not.toContain("approved");
+      const write = await failure("create_note_tab", { note_id: id, expected_version: version, idempotency_key: "k", tab_type: "slides" }, TOKENS.bobAgent);
+      expect(write.code).toBe("note_not_found");
+      expect((await api("GET", `/notes/${id}`, undefined, TOKENS.bobApp)).status).toBe(404);
+    }
+  });
+
+  it("an unapproved Note gets note_not_approved; the owner's app still works", async () => {
+    const { noteId, version } = await newNote({ approved: false });
+    expect((await failure("list_note_tabs", { note_id: noteId })).code).toBe("note_not_approved");
+    expect((await failure("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" })).code).toBe("note_not_approved");
+    expect((await api("GET", `/notes/${noteId}`)).status).toBe(200);
+    await api("PUT", `/notes/${noteId}/approval`, { approved: true });
+    expect((await ok("list_note_tabs", { note_id: noteId })).note_id).toBe(noteId);
+    await api("PUT", `/notes/${noteId}/approval`, { approved: false });
+    expect((await failure("list_note_tabs", { note_id: noteId })).code).toBe("note_not_approved");
+  });
+
+  it("list_notes shows the approved Notes a user is a member of, and only theirs", async () => {
+    const approved = await newNote({ title: "Visible" });
+    const hidden = await newNote({ approved: false });
+    const notes = (await ok("list_notes", {})).notes.map((n: { note_id: string }) => n.note_id);
+    expect(notes).toContain(approved.noteId);
+    expect(notes).not.toContain(hidden.noteId);
+    const bobs = (await ok("list_notes", {}, TOKENS.bobAgent)).notes.map((n: { note_id: string }) => n.note_id);
+    expect(bobs).not.toContain(approved.noteId);
+    await api("POST", `/notes/${approved.noteId}/members`, { user: "bob" });
+    expect((await ok("list_notes", {}, TOKENS.bobAgent)).notes.map((n: { note_id: string }) => n.note_id)).toContain(approved.noteId);
+    expect((await ok("list_note_tabs", { note_id: approved.noteId }, TOKENS.bobAgent)).note_id).toBe(approved.noteId);
+  });
+
+  it("a read-only token reads but cannot write: 403 insufficient_scope naming the scope", async () => {
+    const { noteId, version } = await newNote();
+    expect((await ok("list_note_tabs", { note_id: noteId }, TOKENS.reader)).note_id).toBe(noteId);
+    const response = await rpc("tools/call", { name: "create_note_tab", arguments: { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" } }, TOKENS.reader);
+    expect(response.status).toBe(403);
+    expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="osfoundry:write"/);
+    expect((await ok("list_note_tabs", { note_id: noteId })).version).toBe(version);
+  });
+
+  it("no token, or an unknown one, gets 401 with a WWW-Authenticate challenge", async () => {
+    for (const token of [null, "not-a-real-token"]) {
+      const response = await rpc("tools/list", {}, token);
+      expect(response.status).toBe(401);
+      const challenge = response.headers.get("WWW-Authenticate") ?? "";
+      expect(challenge).toMatch(/^Bearer /);
+      expect(challenge).toContain('resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp"');
+      expect(challenge).toContain('scope="osfoundry:read osfoundry:write"');
+    }
+    const inQuery = await fetchWorker(`/mcp?access_token=${TOKENS.agent}`, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } });
+    expect(inQuery.status).toBe(401);
+  });
+
+  it("an agent token cannot use the person's API, and an app token cannot use MCP tools", async () => {
+    const denied = await api("POST", "/notes", { title: "x" }, TOKENS.agent);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe("insufficient_scope");
+    expect((await rpc("tools/list", {}, TOKENS.app)).status).toBe(403);
+  });
+});
+
+describe("the protocol's own failures", () => {
+  it("GET /mcp answers 405", async () => {
+    const response = await fetchWorker("/mcp", { headers: { Authorization: `Bearer ${TOKENS.agent}`, Accept: "text/event-stream" } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("Allow")).toBe("POST");
+  });
+
+  it("a foreign Origin gets 403; an allowed one passes", async () => {
+    expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "https://evil.example" })).status).toBe(403);
+    expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "http://localhost:8787" })).status).toBe(200);
+  });
+
+  it("an oversized body gets 413 and a broken one a JSON-RPC parse error", async () => {
+    const headers = { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    const big = await fetchWorker("/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(300_000) } }) });
+    expect(big.status).toBe(413);
+    const broken = await fetchWorker("/mcp", { method: "POST", headers, body: "{not json" });
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as any).error.code).toBe(-32700);
+  });
+
+  it("an unknown method is a JSON-RPC method error, an unknown tool a clear tool error", async () => {
+    const response = await rpc("no/such/method", {});
+    expect(((await response.json()) as any).error.code).toBe(-32601);
+    const unknown = await tool("delete_everything", {});
+    expect(unknown.isError).toBe(true);
+    expect(unknown.data.issues[0].path).toBe("name");
+  });
+
+  it("a malformed note_id is refused at the edge, naming the field", async () => {
+    for (const noteId of ["", "../x", "a".repeat(65), "note id"]) {
+      const error = await failure("list_note_tabs", { note_id: noteId });
+      expect(error.code).toBe("invalid_arguments");
+      expect(error.issues[0].path).toBe("note_id");
+    }
+  });
+});

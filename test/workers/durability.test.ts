@@ -1,0 +1,40 @@
+/** Nothing acknowledged is lost: writes and idempotency records survive the object being restarted. */
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
+import { Sql } from "../../src/storage/sql.js";
+import { newNote, ok } from "../support/workers.js";
+
+describe("durability", () => {
+  it("acknowledged writes and idempotency records survive a restart of the object", async () => {
+    const { noteId, version } = await newNote();
+    const call = { note_id: noteId, expected_version: version, idempotency_key: "before-restart", tab_type: "slides", slides: [{ title: "One" }, { title: "Two" }] };
+    const created = await ok("create_note_tab", call);
+    const source = await ok("add_note_source", { note_id: noteId, expected_version: created.version, idempotency_key: "src", title: "R", url: "https://example.org/r" });
+
+    await abortAllDurableObjects();
+
+    const list = await ok("list_note_tabs", { note_id: noteId });
+    expect(list.version).toBe(source.version);
+    expect(list.tabs.find((t: any) => t.id === created.tab_id)).toMatchObject({ slide_count: 2 });
+    expect(await ok("create_note_tab", call)).toEqual({ ...created, replayed: true });
+    const page = await ok("list_note_attachments", { note_id: noteId, kind: "sources" });
+    expect(page.items.map((i: any) => i.id)).toEqual([source.source_id]);
+  });
+
+  it("migrations are applied once, and applying them again keeps every row", async () => {
+    const { noteId } = await newNote();
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const rows = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      const before = sql.first<{ n: number }>("SELECT COUNT(*) AS n FROM tabs")?.n;
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      const applied = sql.all<{ version: number }>("SELECT version FROM schema_migrations").map((r) => r.version);
+      return { before, after: sql.first<{ n: number }>("SELECT COUNT(*) AS n FROM tabs")?.n, applied };
+    });
+    expect(rows.before).toBe(3);
+    expect(rows.after).toBe(3);
+    expect(rows.applied).toEqual(NOTE_MIGRATIONS.map((m) => m.version));
+  });
+});
