@@ -19,5 +19,9 @@ declare global {
   // Lets `env` from "cloudflare:workers" and "cloudflare:test" carry these bindings.
   namespace Cloudflare {
     interface Env extends ConnectorEnv {}
+    interface GlobalProps {
+      mainModule: typeof import("./index.js");
+      durableNamespaces: "NoteObject" | "DirectoryObject";
+    }
   }
 }
