@@ -32,6 +32,13 @@ export interface NoteOptions {
   now: () => number;
 }
 
+/** What a write's target step decided: a change to commit, or an answer without one. */
+type Applied<T> = { commit: true; change: Omit<T, "version" | "replayed"> } | { commit: false; answer: T };
+
+function changed<T>(change: Omit<T, "version" | "replayed">): Result<Applied<T>> {
+  return ok({ commit: true, change });
+}
+
 type Handler<K extends CommandName> = (caller: Caller, input: Input<K>) => Result<Output<K>>;
 
 /** Thrown inside a transaction to roll it back and carry the failure out. */
@@ -55,7 +62,7 @@ export class Note {
       list_tabs: (c) => this.#listTabs(c),
       read_tab: (c, i) => this.#readTab(c, i),
       create_tab: (c, i) => this.#keyed("create_tab", c, i, (meta) => this.#createTab(meta, i)),
-      edit_tab: (c, i) => this.#keyed("edit_tab", c, i, (meta) => this.#editTab(meta, i)),
+      edit_tab: (c, i) => this.#keyed("edit_tab", c, i, () => this.#editTab(i)),
       add_source: (c, i) => this.#keyed("add_source", c, i, (meta) => this.#addSource(meta, i)),
       list_attachments: (c, i) => this.#listAttachments(c, i),
       create_note: (c, i) => this.#createNote(c, i),
@@ -193,7 +200,7 @@ export class Note {
     tool: K,
     caller: Caller,
     input: Input<K>,
-    apply: (meta: NoteMeta) => Result<Omit<Output<K>, "replayed" | "version">, NoteError> | Result<Output<K>>,
+    apply: (meta: NoteMeta) => Result<Applied<Output<K>>>,
   ): Result<Output<K>> {
     const checks = new Checks();
     checks.write(input);
@@ -228,13 +235,13 @@ export class Note {
 
     const applied = apply(meta);
     if (!applied.ok) return applied;
-    if ("replayed" in applied.value) return applied as Result<Output<K>>; // answered without a change
-    const result = { ...applied.value, version: this.#commit(meta), replayed: false } as Output<K>;
+    if (!applied.value.commit) return ok(applied.value.answer);
+    const result = { ...applied.value.change, version: this.#commit(meta), replayed: false } as Output<K>;
     this.#store.recordIdempotency({ key: input.idempotency_key, tool, result: JSON.stringify(result), created_at: this.#now() });
     return ok(result);
   }
 
-  #createTab(meta: NoteMeta, input: Input<"create_tab">): Result<Omit<CreatedTab, "replayed" | "version">> {
+  #createTab(meta: NoteMeta, input: Pick<Input<"create_tab">, "tab_type" | "label" | "slides">): Result<Applied<CreatedTab>> {
     const tabs = this.#store.tabs();
     const added = tabs.filter((t) => t.type === "slides" || t.type === "sheet").length;
     if (added >= LIMITS.tabsPerNote) return fail(limitExceeded("tabs_per_note", LIMITS.tabsPerNote, "This Note has as many Slides and Sheet tabs as it may"));
@@ -252,10 +259,10 @@ export class Note {
     meta.next_tab_n += 1;
     this.#store.insertTab(tab);
     if (slides.length > 0) this.#store.appendSlides(tab.id, 0, slides.map(toSlide));
-    return ok({ note_id: this.id, tab_id: tab.id, tab_type: input.tab_type, label: tab.label, position: tab.position, slide_count: tab.slide_count });
+    return changed({ note_id: this.id, tab_id: tab.id, tab_type: input.tab_type, label: tab.label, position: tab.position, slide_count: tab.slide_count });
   }
 
-  #editTab(_meta: NoteMeta, input: Input<"edit_tab">): Result<Omit<Output<"edit_tab">, "replayed" | "version">> {
+  #editTab(input: Input<"edit_tab">): Result<Applied<Output<"edit_tab">>> {
     const found = this.#findTab(input.tab_id);
     if (!found.ok) return found;
     const tab = found.value;
@@ -269,10 +276,10 @@ export class Note {
     }
     this.#store.appendSlides(tab.id, tab.slide_count, slides.map(toSlide));
     this.#store.updateTab({ ...tab, slide_count: tab.slide_count + slides.length });
-    return ok({ note_id: this.id, tab_id: tab.id, slides_added: slides.length, slide_count: tab.slide_count + slides.length });
+    return changed({ note_id: this.id, tab_id: tab.id, slides_added: slides.length, slide_count: tab.slide_count + slides.length });
   }
 
-  #addSource(meta: NoteMeta, input: Input<"add_source">): Result<Omit<Output<"add_source">, "replayed" | "version">> | Result<Output<"add_source">> {
+  #addSource(meta: NoteMeta, input: Input<"add_source">): Result<Applied<Output<"add_source">>> {
     const parsed = parseSourceUrl(input.url);
     if (!parsed.ok) {
       return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: input.url, reason: parsed.reason });
@@ -281,14 +288,17 @@ export class Note {
     if (existing !== null) {
       // The app refuses a link that is already attached; so does the connector, without a write.
       return ok({
-        note_id: this.id,
-        source_id: `source-${existing.seq}`,
-        title: existing.title,
-        url: existing.url,
-        normalized_url: existing.normalized_url,
-        already_attached: true,
-        version: meta.version,
-        replayed: false,
+        commit: false,
+        answer: {
+          note_id: this.id,
+          source_id: `source-${existing.seq}`,
+          title: existing.title,
+          url: existing.url,
+          normalized_url: existing.normalized_url,
+          already_attached: true,
+          version: meta.version,
+          replayed: false,
+        },
       });
     }
     if (meta.source_count >= LIMITS.sourcesPerNote) {
@@ -303,7 +313,7 @@ export class Note {
       added_at: this.#now(),
     });
     meta.source_count += 1;
-    return ok({ note_id: this.id, source_id: `source-${seq}`, title, url: parsed.url, normalized_url: parsed.normalized, already_attached: false });
+    return changed({ note_id: this.id, source_id: `source-${seq}`, title, url: parsed.url, normalized_url: parsed.normalized, already_attached: false });
   }
 
   /** The tab with exactly this ID. Never a type, never a label. */
@@ -419,14 +429,14 @@ export class Note {
     checks.label("label", input.label, false);
     if (input.tab_type !== "slides" && input.tab_type !== "sheet") checks.add("tab_type", 'must be "slides" or "sheet"');
     if (checks.issues.length > 0) return fail(invalidArguments(checks.issues));
-    const created = this.#createTab(meta, { expected_version: meta.version, idempotency_key: "-", tab_type: input.tab_type, label: input.label });
+    const created = this.#createTab(meta, input);
     if (!created.ok) return created;
-    const tab = this.#store.tab(created.value.tab_id);
-    if (tab !== null && input.position !== undefined) {
-      const moved = this.#moveTab(tab.id, input.position);
+    const tabId = created.value.commit ? created.value.change.tab_id : "";
+    if (input.position !== undefined) {
+      const moved = this.#moveTab(tabId, input.position);
       if (!moved.ok) return moved;
     }
-    const placed = this.#store.tab(created.value.tab_id);
+    const placed = this.#store.tab(tabId);
     return ok(placed === null ? {} : { tab: summary(placed) });
   }
 
