@@ -178,17 +178,5 @@ export type Output<K extends CommandName> = Commands[K]["output"];
 
 /** The agent's writes: the commands that take an idempotency key. */
 export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source"] as const;
-export const READ_COMMANDS = ["list_tabs", "read_tab", "list_attachments", "read_note"] as const;
-export const APP_COMMANDS = [
-  "create_note",
-  "read_note",
-  "set_approval",
-  "add_member",
-  "add_tab",
-  "rename_tab",
-  "move_tab",
-  "delete_tab",
-  "set_slides",
-  "set_markdown",
-  "add_file",
-] as const;
+/** What an agent may do through a connector: the MCP tools' operations, nothing of the person's. */
+export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", ...KEYED_COMMANDS]);

@@ -25,6 +25,8 @@ export function decodeCursor(noteId: string, kind: AttachmentKind, cursor: strin
   if (match === null || match[1] !== kind) return null;
   const body = `${match[1]}.${match[2]}`;
   if (match[3] !== checksum(noteId, body)) return null;
+  // atob ignores the spare bits of the last character: only the canonical spelling is this cursor.
+  if (base64url(text) !== cursor) return null;
   return Number(match[2]);
 }
 

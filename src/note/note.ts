@@ -17,7 +17,7 @@ import type {
   SlideOutput,
   TabSummary,
 } from "./commands.js";
-import { KEYED_COMMANDS } from "./commands.js";
+import { CONNECTOR_COMMANDS, KEYED_COMMANDS } from "./commands.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
 import { invalidArguments, limitExceeded, noteNotFound, type NoteError } from "./errors.js";
 import { LIMITS } from "./limits.js";
@@ -86,6 +86,9 @@ export class Note {
   execute<K extends CommandName>(caller: Caller, name: K, input: Input<K>): Result<Output<K>> {
     const handler = this.#handlers[name] as Handler<K> | undefined;
     if (handler === undefined) return fail(invalidArguments([{ path: "operation", problem: `unknown operation "${String(name)}"` }]));
+    if (caller.channel === "connector" && !CONNECTOR_COMMANDS.has(name)) {
+      return fail(invalidArguments([{ path: "operation", problem: `"${name}" is the person's, in the app; connectors cannot use it` }]));
+    }
     try {
       return this.#store.transaction(() => {
         const result = handler(caller, input);

@@ -12,7 +12,7 @@ export type ParsedUrl =
 // (zero-width, bidi overrides, BOM) that make one URL read as another. The
 // WHATWG parser would silently strip or skip some of these ("java\tscript:"
 // parses as "javascript:"), so they are refused before parsing.
-const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u00a0\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u;
+const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 
 /**
@@ -44,7 +44,7 @@ export function parseSourceUrl(raw: string): ParsedUrl {
     if (lower !== "http" && lower !== "https") {
       return { ok: false, reason: `the scheme "${lower}:" is not allowed; use http or https` };
     }
-    if (!/^https?:\/\//i.test(raw)) {
+    if (!/^https?:\/\/[^/\\]/i.test(raw)) {
       return { ok: false, reason: "the URL has no host: expected http(s)://host/path" };
     }
   } else {
@@ -76,7 +76,9 @@ export function parseSourceUrl(raw: string): ParsedUrl {
 
 /** The page a URL names: https, bare lower-case host, no default port, fragment, utm_* or trailing slash. */
 function normalize(url: URL): string {
-  const host = url.hostname.startsWith("www.") ? url.hostname.slice(4) : url.hostname;
+  // "example.org." is "example.org"; "www.org" keeps its www.
+  const bare = url.hostname.replace(/\.$/, "");
+  const host = bare.startsWith("www.") && bare.slice(4).includes(".") ? bare.slice(4) : bare;
   // URL already dropped the default port of the URL's own scheme; 443 is https's.
   const port = url.port === "" || url.port === "443" ? "" : `:${url.port}`;
   const path = url.pathname.replace(/\/+$/, "");

@@ -1,0 +1,89 @@
+/** Paging cursors: a cursor names one position in one Note's list of one kind, and nothing else. */
+import { describe, expect, it } from "vitest";
+import { decodeCursor, encodeCursor } from "../../src/note/cursor.js";
+
+const NOTE = "note-cursor";
+
+describe("a cursor round-trips", () => {
+  it.each([
+    ["sources", 0],
+    ["sources", 50],
+    ["files", 1],
+    ["files", 99_999],
+    ["sources", 999_999_999_999_999],
+  ] as const)("a %s cursor after %i decodes to the same position", (kind, after) => {
+    const cursor = encodeCursor(NOTE, kind, after);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(NOTE, kind, cursor)).toBe(after);
+  });
+});
+
+describe("a cursor this Note did not issue is refused", () => {
+  const cursor = encodeCursor(NOTE, "sources", 50);
+
+  it("a cursor from another Note is refused", () => {
+    expect(decodeCursor("note-other", "sources", cursor)).toBeNull();
+  });
+
+  it("a cursor for the other kind of attachment is refused", () => {
+    expect(decodeCursor(NOTE, "files", cursor)).toBeNull();
+    expect(decodeCursor(NOTE, "sources", encodeCursor(NOTE, "files", 50))).toBeNull();
+  });
+
+  it("a cursor with any one character changed is refused", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const accepted: string[] = [];
+    for (const c of [cursor, encodeCursor(NOTE, "files", 7), encodeCursor(NOTE, "sources", 123)]) {
+      for (let i = 0; i < c.length; i++) {
+        for (const replacement of alphabet) {
+          if (replacement === c[i]) continue;
+          const flipped = c.slice(0, i) + replacement + c.slice(i + 1);
+          if (decodeCursor(NOTE, "sources", flipped) !== null || decodeCursor(NOTE, "files", flipped) !== null) accepted.push(flipped);
+        }
+      }
+    }
+    expect(accepted).toEqual([]);
+  });
+
+  it("a changed cursor never pages from another position", () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const elsewhere: string[] = [];
+    for (let i = 0; i < cursor.length; i++) {
+      for (const replacement of alphabet) {
+        const flipped = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
+        const position = decodeCursor(NOTE, "sources", flipped);
+        if (position !== null && position !== 50) elsewhere.push(flipped);
+      }
+    }
+    expect(elsewhere).toEqual([]);
+  });
+
+  it("a truncated cursor is refused", () => {
+    for (let length = 0; length < cursor.length; length++) {
+      expect(decodeCursor(NOTE, "sources", cursor.slice(0, length))).toBeNull();
+    }
+  });
+
+  it("text that is not base64url is refused", () => {
+    for (const bad of ["not a cursor", "!!!!", "c291cmNlcy41MC4x+/", "\u00e9t\u00e9", "sources.50.00000000"]) {
+      expect(decodeCursor(NOTE, "sources", bad)).toBeNull();
+    }
+  });
+
+  it("a cursor with base64 padding or standard-alphabet characters is refused", () => {
+    expect(decodeCursor(NOTE, "sources", `${cursor}=`)).toBeNull();
+    expect(decodeCursor(NOTE, "sources", `${cursor}==`)).toBeNull();
+    const standard = cursor.replace(/-/g, "+").replace(/_/g, "/");
+    if (standard !== cursor) expect(decodeCursor(NOTE, "sources", standard)).toBeNull();
+  });
+
+  it("an extremely long cursor is refused", () => {
+    expect(decodeCursor(NOTE, "sources", cursor.repeat(1000))).toBeNull();
+    expect(decodeCursor(NOTE, "sources", "A".repeat(1_000_000))).toBeNull();
+  });
+
+  it("a well-formed cursor with a forged checksum is refused", () => {
+    const forged = btoa("sources.0.00000000").replace(/=+$/, "");
+    expect(decodeCursor(NOTE, "sources", forged)).toBeNull();
+  });
+});
