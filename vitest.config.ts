@@ -2,16 +2,12 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
-/** The development tokens of dev/local.env, the file `npm start` gives wrangler. */
-function devTokens(): string {
-  const match = /^DEV_TOKENS='(.*)'$/m.exec(readFileSync(new URL("./dev/local.env", import.meta.url), "utf8"));
-  if (match?.[1] === undefined) throw new Error("dev/local.env has no DEV_TOKENS line");
-  return match[1];
+/** The settings of dev/local.env, the file `npm start` gives wrangler: the tests run with the same. */
+function localEnv(): Record<string, string> {
+  const text = readFileSync(new URL("./dev/local.env", import.meta.url), "utf8");
+  return Object.fromEntries([...text.matchAll(/^([A-Z_]+)='(.*)'$/gm)].map((m) => [m[1] as string, m[2] as string]));
 }
 
-// Two projects: everything that can run inside workerd does (domain, object,
-// HTTP, MCP); the end-to-end suite runs in Node, starts `wrangler dev` on a
-// loopback port and talks to it with the official MCP client over real HTTP.
 export default defineConfig({
   test: {
     projects: [
@@ -20,7 +16,7 @@ export default defineConfig({
           cloudflareTest({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { DEV_TOKENS: devTokens() } },
+            miniflare: { bindings: localEnv() },
           }),
         ],
         test: {

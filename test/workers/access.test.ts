@@ -79,7 +79,8 @@ describe("the protocol's own failures", () => {
 
   it("a foreign Origin gets 403; an allowed one passes", async () => {
     expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "https://evil.example" })).status).toBe(403);
-    expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "http://localhost:8787" })).status).toBe(200);
+    expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "http://127.0.0.1:8787" })).status).toBe(200);
+    expect((await rpc("tools/list", {}, TOKENS.agent, { Origin: "http://localhost:6274" })).status).toBe(200);
   });
 
   it("an oversized body gets 413 and a broken one a JSON-RPC parse error", async () => {

@@ -1,0 +1,301 @@
+/**
+ * One agent session against a running connector, through the official MCP
+ * TypeScript SDK client over Streamable HTTP: the three promises of SPEC §1
+ * acted out step by step. `npm run demo` prints it; the end-to-end tests
+ * assert its transcript.
+ *
+ * @example
+ * const transcript = await runDemoSession("http://127.0.0.1:8787/mcp", "dev-alice-agent", console.log);
+ * transcript.lostResponse.resend.replayed; // true
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { z } from "zod";
+import { inputs, outputs } from "../src/mcp/schemas.js";
+import { DEMO_NOTE_ID } from "./local-server.js";
+
+type ToolName = keyof typeof outputs;
+/** A tool's `structuredContent`, as its declared output schema describes it. */
+export type ToolOutput<N extends ToolName> = z.output<(typeof outputs)[N]>;
+/** A tool's arguments, as its input schema takes them. */
+export type ToolArguments<N extends ToolName> = z.input<(typeof inputs)[N]>;
+
+/** A tool's failure: the `{code, message, ...}` of its `isError` result. */
+export interface ToolErrorBody {
+  code: string;
+  message: string;
+  [detail: string]: unknown;
+}
+
+/** A tool call the demo needed to succeed came back with `isError: true`. */
+export class ToolCallError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly error: ToolErrorBody,
+  ) {
+    super(`${tool} failed with ${error.code}: ${error.message}`);
+    this.name = "ToolCallError";
+  }
+}
+
+/** What the session did and what the server answered at each step. */
+export interface DemoTranscript {
+  /** Names this run's idempotency keys and cited URLs, so a run never collides with an earlier one. */
+  runId: string;
+  noteId: string;
+  /** The names `tools/list` gave. */
+  tools: string[];
+  notes: ToolOutput<"list_notes">;
+  tabsBefore: ToolOutput<"list_note_tabs">;
+  /** The 12-slide deck, created in one call. */
+  deck: ToolOutput<"create_note_tab">;
+  /** One more slide, on the deck's exact tab ID. */
+  slideAdded: ToolOutput<"edit_note_tab">;
+  sources: {
+    first: ToolOutput<"add_note_source">;
+    second: ToolOutput<"add_note_source">;
+    /** The first page again, spelled differently, under its own key. */
+    respelled: ToolOutput<"add_note_source">;
+  };
+  lostResponse: {
+    /** The first answer, which the client "never received": kept only so a test can compare. */
+    dropped: ToolOutput<"create_note_tab">;
+    /** The very same call sent again: same key, same (now stale) expected_version. */
+    resend: ToolOutput<"create_note_tab">;
+  };
+  tabsAfter: ToolOutput<"list_note_tabs">;
+  /** The promises the session checked as it went; `npm run demo` fails if one did not hold. */
+  checks: { name: string; ok: boolean }[];
+}
+
+export interface DemoOptions {
+  noteId?: string;
+  runId?: string;
+}
+
+/** Connects the official client to `mcpUrl` with a bearer token. */
+export async function connectClient(mcpUrl: string, token: string): Promise<Client> {
+  const client = new Client({ name: "notes-connector-demo", version: "0.1.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+const LAUNCH_PLAN: ToolArguments<"create_note_tab">["slides"] = [
+  { title: "Launch plan", body: "What ships, when, and who carries it.", notes: "Open with the date." },
+  { title: "Goals", body: "- 500 teams in the first month\n- Under 2% churn" },
+  { title: "Audience", body: "Teams that already write their plans in Notes." },
+  { title: "What ships", body: "Connector GA, templates, the Sources tab." },
+  { title: "Timeline", body: "Beta in week 1, GA in week 4." },
+  { title: "Pricing", body: "Included in every paid plan." },
+  { title: "Channels", body: "Blog, changelog, in-app tour, partner newsletters." },
+  { title: "Launch-day checklist", body: "Status page, on-call, support macros." },
+  { title: "Risks", body: "Load on day one; unclear upgrade path." },
+  { title: "Metrics", body: "Activation, weekly active Notes, decks created by agents." },
+  { title: "Owners", body: "PM: Ana · Eng: Bo · Marketing: Cy" },
+  { title: "Next steps", body: "Sign-off by Friday.", notes: "Ask for owners' sign-off in the room." },
+];
+
+/**
+ * The demo: find the Note, list its tabs, create a 12-slide deck in one call,
+ * add a slide to it by its exact ID, cite three pages (one of them twice,
+ * spelled differently), lose a create's answer and resend it, list again.
+ * Every call and answer goes through `log`. Each write takes its
+ * `expected_version` from the latest answer; keys and cited URLs carry the
+ * run ID, so the session can run again against the same Note. Labels stay
+ * plain: they need not be unique, and the session never looks a tab up by one.
+ */
+export async function runDemoSession(
+  mcpUrl: string,
+  token: string,
+  log: (line: string) => void,
+  options: DemoOptions = {},
+): Promise<DemoTranscript> {
+  const noteId = options.noteId ?? DEMO_NOTE_ID;
+  const runId = options.runId ?? newRunId();
+  const checks: DemoTranscript["checks"] = [];
+  const check = (name: string, ok: boolean): void => {
+    checks.push({ name, ok });
+    log(`   ${ok ? "✓" : "✗"} ${name}`);
+  };
+
+  log(`connect ${mcpUrl} (run ${runId})`);
+  const client = await connectClient(mcpUrl, token);
+  try {
+    const call = <N extends ToolName>(name: N, args: ToolArguments<N>): Promise<ToolOutput<N>> => callTool(client, log, name, args);
+    const server = client.getServerVersion();
+    log(`   connected to ${server?.title ?? server?.name ?? "server"} ${server?.version ?? ""}`.trimEnd());
+
+    const listed = await client.listTools();
+    const tools = listed.tools.map((t) => t.name);
+    log(`tools/list → ${tools.join(", ")}`);
+
+    const notes = await call("list_notes", {});
+    const found = notes.notes.some((n) => n.note_id === noteId);
+    check(`list_notes finds "${noteId}"`, found);
+    if (!found) throw new Error(`Note "${noteId}" is not among the Notes this token may use; \`npm start\` seeds it.`);
+
+    const tabsBefore = await call("list_note_tabs", { note_id: noteId });
+
+    const deck = await call("create_note_tab", {
+      note_id: noteId,
+      expected_version: tabsBefore.version,
+      idempotency_key: `demo-${runId}:create-deck:launch-plan`,
+      tab_type: "slides",
+      label: "Launch plan",
+      slides: LAUNCH_PLAN,
+    });
+    check("the whole 12-slide outline went in one call", deck.slide_count === 12);
+    check("the write bumped the version by one", deck.version === tabsBefore.version + 1);
+
+    const slideAdded = await call("edit_note_tab", {
+      note_id: noteId,
+      expected_version: deck.version,
+      idempotency_key: `demo-${runId}:slide-add:${deck.tab_id}:faq`,
+      tab_id: deck.tab_id,
+      operation: "slide_add",
+      title: "FAQ",
+      body: "Questions that came up after the outline was written.",
+    });
+    check("slide_add wrote into the deck by its exact tab ID", slideAdded.tab_id === deck.tab_id && slideAdded.slide_count === 13);
+
+    // Keys name "this URL in this Note" as the agent wrote it; the server's
+    // normalization is what catches the second spelling of the same page.
+    const firstUrl = `https://example.org/reports/${runId}`;
+    const secondUrl = `https://example.com/blog/${runId}/launch-notes`;
+    const respelledUrl = `https://www.example.org/reports/${runId}/?utm_source=x`;
+    const first = await call("add_note_source", {
+      note_id: noteId,
+      expected_version: slideAdded.version,
+      idempotency_key: `cite:${noteId}:${firstUrl}`,
+      title: "Market report",
+      url: firstUrl,
+      description: "Sizing for the launch goals.",
+    });
+    const second = await call("add_note_source", {
+      note_id: noteId,
+      expected_version: first.version,
+      idempotency_key: `cite:${noteId}:${secondUrl}`,
+      title: "Launch notes",
+      url: secondUrl,
+    });
+    const respelled = await call("add_note_source", {
+      note_id: noteId,
+      expected_version: second.version,
+      idempotency_key: `cite:${noteId}:${respelledUrl}`,
+      title: "Market report (again)",
+      url: respelledUrl,
+    });
+    check(
+      "the same page spelled differently is the same source, and nothing was written",
+      respelled.already_attached && respelled.source_id === first.source_id && respelled.version === second.version,
+    );
+
+    // A lost response: the server commits, the answer never arrives, the
+    // client resends the very same call. Its expected_version is now stale.
+    const lostCall: ToolArguments<"create_note_tab"> = {
+      note_id: noteId,
+      expected_version: respelled.version,
+      idempotency_key: `demo-${runId}:create-deck:risks`,
+      tab_type: "slides",
+      label: "Risks",
+      slides: [{ title: "Risks" }, { title: "Mitigations" }],
+    };
+    const dropped = await call("create_note_tab", lostCall);
+    log("   (the answer above is dropped: the client saw a timeout and resends the same call)");
+    const resend = await call("create_note_tab", lostCall);
+    check(
+      "the resend got the first result back, not a conflict and not a second deck",
+      resend.replayed && resend.tab_id === dropped.tab_id && resend.version === dropped.version,
+    );
+
+    const tabsAfter = await call("list_note_tabs", { note_id: noteId });
+    check("the Note has the resent deck exactly once", tabsAfter.tabs.filter((t) => t.id === resend.tab_id).length === 1);
+    check("the version counted only committed writes", tabsAfter.version === resend.version);
+
+    return {
+      runId,
+      noteId,
+      tools,
+      notes,
+      tabsBefore,
+      deck,
+      slideAdded,
+      sources: { first, second, respelled },
+      lostResponse: { dropped, resend },
+      tabsAfter,
+      checks,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** A short ID for one run: base36 time plus randomness. */
+export function newRunId(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+async function callTool<N extends ToolName>(client: Client, log: (line: string) => void, name: N, args: ToolArguments<N>): Promise<ToolOutput<N>> {
+  log(`→ ${name} ${summarize(args)}`.trimEnd());
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError === true) {
+    const error = errorBody(result.content);
+    log(`← ${name} error ${error.code}: ${error.message}`);
+    throw new ToolCallError(name, error);
+  }
+  // The client already checked structuredContent against the declared schema; parsing again types it.
+  const parsed = outputs[name].safeParse(result.structuredContent);
+  if (!parsed.success) throw new Error(`${name}: structuredContent does not match its output schema: ${parsed.error.message}`);
+  const value = parsed.data as ToolOutput<N>;
+  log(`← ${answerSummary(name, value)}`);
+  return value;
+}
+
+function errorBody(content: unknown): ToolErrorBody {
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  const text = typeof first === "object" && first !== null ? (first as { text?: unknown }).text : undefined;
+  if (typeof text === "string") {
+    try {
+      const error = (JSON.parse(text) as { error?: unknown }).error;
+      if (typeof error === "object" && error !== null) {
+        const { code, message } = error as { code?: unknown; message?: unknown };
+        if (typeof code === "string" && typeof message === "string") return { ...(error as Record<string, unknown>), code, message };
+      }
+    } catch {
+      // Not the structured error of SPEC §4: report the text itself below.
+    }
+  }
+  return { code: "unexpected_error_result", message: typeof text === "string" ? text : JSON.stringify(content) };
+}
+
+function answerSummary(name: ToolName, value: Record<string, unknown>): string {
+  if (name === "list_notes") {
+    const { notes } = value as ToolOutput<"list_notes">;
+    return `${notes.length} note(s): ${notes.map((n) => `${n.note_id} ${JSON.stringify(n.title)}`).join(", ")}`;
+  }
+  if (name === "list_note_tabs") {
+    const list = value as ToolOutput<"list_note_tabs">;
+    const tabs = list.tabs.map((t) => (t.type === "slides" ? `${t.id} ${JSON.stringify(t.label)} (${String(t.slide_count)} slides)` : t.id));
+    return `${JSON.stringify(list.title)} version=${list.version}, ${tabs.length} tabs: ${tabs.join(", ")}`;
+  }
+  // What the write produced first, then the version it left and whether it was a replay.
+  const { note_id: _noteId, version, replayed, ...rest } = value;
+  return summarize({ ...rest, version, replayed });
+}
+
+/** `key=value` pairs: long strings cut, arrays counted. */
+function summarize(value: Record<string, unknown>): string {
+  return Object.entries(value)
+    .map(([key, v]) => `${key}=${brief(key, v)}`)
+    .join(" ");
+}
+
+function brief(key: string, value: unknown): string {
+  if (Array.isArray(value)) return `[${value.length} ${key === "slides" ? "slides" : "items"}]`;
+  if (typeof value === "string") return JSON.stringify(value.length > 70 ? `${value.slice(0, 67)}...` : value);
+  if (typeof value === "object" && value !== null) return "{…}";
+  return String(value);
+}

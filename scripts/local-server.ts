@@ -1,0 +1,301 @@
+/**
+ * The connector on this machine: `wrangler dev` on a loopback port, and the
+ * demo Note seeded through the person's API. `npm start` and the end-to-end
+ * tests share these pieces, so the tests start the server the way people do.
+ *
+ * @example
+ * const server = await startLocalServer({ port: await freePort(), persistTo: await tempPersistDir() });
+ * await seedDemoNote(server.url);
+ * // … talk to `${server.url}/mcp` …
+ * await server.stop();
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+export const DEMO_NOTE_ID = "demo";
+export const DEMO_NOTE_TITLE = "Demo Note";
+
+/** The development tokens of dev/local.env this file and the demo use. */
+export const DEV_TOKENS = {
+  /** An agent: osfoundry:read and osfoundry:write, as alice. */
+  agent: "dev-alice-agent",
+  /** The person's desktop app, as alice. */
+  app: "dev-alice-app",
+} as const;
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const HOST = "127.0.0.1";
+/** Lines of wrangler's output kept for the error message when it fails to start. */
+const TAIL_LINES = 40;
+
+export interface LocalServerOptions {
+  port: number;
+  /** wrangler's `--persist-to`; default: its own `.wrangler/state` in the project. */
+  persistTo?: string;
+  /** Receives each line wrangler prints; default: kept only for error messages. */
+  onOutput?: (line: string) => void;
+  /** How long to wait for the server's first 200; default 60 s. */
+  readyTimeoutMs?: number;
+  /** Aborting it while the server starts stops wrangler and rejects. */
+  signal?: AbortSignal;
+}
+
+export interface LocalServer {
+  /** The server's origin, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** The MCP endpoint, `${url}/mcp`. */
+  mcpUrl: string;
+  /** The PID of the process this module started (the leader of its own process group). */
+  pid: number;
+  /** Settles when that process has exited, with its exit code (null: ended by a signal). */
+  exited: Promise<number | null>;
+  /** Sends a signal to the process and everything it started (wrangler, workerd). */
+  kill(signal: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL if it has not exited after `graceMs`; resolves once it has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:`port` with dev/local.env and waits
+ * until `GET /` answers 200. Rejects (after stopping what it started) if
+ * wrangler exits first or the wait runs out, with wrangler's last lines.
+ */
+export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
+  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal } = options;
+  signal?.throwIfAborted();
+  const args = [
+    "wrangler",
+    "dev",
+    "--ip",
+    HOST,
+    "--port",
+    String(port),
+    "--env-file",
+    "dev/local.env",
+    "--show-interactive-dev-session=false",
+  ];
+  if (persistTo !== undefined) args.push("--persist-to", persistTo);
+
+  // A process group of its own: stop() reaches npx, wrangler and workerd by this one PID.
+  const child = spawn("npx", args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: process.env.NO_COLOR ?? "1" },
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("could not start `npx wrangler dev` (is wrangler installed? run npm install)");
+
+  const tail: string[] = [];
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) => {
+      tail.push(line);
+      if (tail.length > TAIL_LINES) tail.shift();
+      onOutput?.(line);
+    });
+  }
+
+  let done = false;
+  const kill = (sig: NodeJS.Signals): void => {
+    if (done) return; // the group is gone; its number may belong to someone else by now
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => {
+      // The leader (npx) can go first: give the rest of its group (wrangler, workerd)
+      // a moment to finish on its own, then end whatever is left.
+      void groupGone(pid, 3_000).then(() => {
+        kill("SIGKILL");
+        done = true;
+        resolve(code);
+      });
+    });
+    child.once("error", () => {
+      done = true;
+      resolve(null);
+    });
+  });
+
+  const stop = async (graceMs = 5_000): Promise<void> => {
+    kill("SIGTERM");
+    const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const url = `http://${HOST}:${port}`;
+  const server: LocalServer = { url, mcpUrl: `${url}/mcp`, pid, exited, kill, stop };
+  const onAbort = (): void => kill("SIGTERM");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await waitUntilReady(url, exited, readyTimeoutMs);
+    signal?.throwIfAborted();
+  } catch (error) {
+    await stop();
+    if (signal?.aborted === true) throw new LocalServerStartError("stopped while starting", []);
+    throw new LocalServerStartError(error instanceof Error ? error.message : String(error), tail);
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  return server;
+}
+
+/** wrangler dev did not come up; `message` ends with its last lines of output. */
+export class LocalServerStartError extends Error {
+  constructor(
+    /** Why, in one line. */
+    readonly reason: string,
+    /** The last lines wrangler printed. */
+    readonly output: readonly string[],
+  ) {
+    super(output.length === 0 ? reason : `${reason}\n--- last lines of wrangler dev ---\n${output.join("\n")}`);
+    this.name = "LocalServerStartError";
+  }
+}
+
+/** Polls `GET /` until it answers 200; fails if the process exits or time runs out. */
+async function waitUntilReady(url: string, exited: Promise<number | null>, timeoutMs: number): Promise<void> {
+  let died: number | null | undefined;
+  void exited.then((code) => {
+    died = code;
+  });
+  const deadline = Date.now() + timeoutMs;
+  let last = "no answer yet";
+  while (Date.now() < deadline) {
+    if (died !== undefined) throw new Error(`wrangler dev exited (code ${String(died)}) before ${url} answered`);
+    try {
+      const response = await fetch(`${url}/`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      if (response.status === 200) return;
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await Promise.race([sleep(250), exited]);
+  }
+  throw new Error(`${url} did not answer 200 within ${Math.round(timeoutMs / 1000)} s (last: ${last})`);
+}
+
+/** Resolves once no process is left in group `pgid`, or after `timeoutMs`. */
+async function groupGone(pgid: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      process.kill(-pgid, 0);
+    } catch {
+      return;
+    }
+    await sleep(50);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A TCP port free on 127.0.0.1 right now: the one the OS gives a listener on port 0. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const listener = createServer();
+    listener.unref();
+    listener.once("error", reject);
+    listener.listen(0, HOST, () => {
+      const address = listener.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      listener.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
+    });
+  });
+}
+
+/** A fresh, empty directory under the OS's temp directory, for a throwaway `--persist-to`. */
+export function tempPersistDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), "notes-connector-e2e-"));
+}
+
+export function removeDir(path: string): Promise<void> {
+  return rm(path, { recursive: true, force: true });
+}
+
+export interface SeededNote {
+  note_id: string;
+  /** False when the Note was there already (a 409 `note_exists`). */
+  created: boolean;
+  /** The Note's version after seeding. */
+  version: number;
+  /** The Slides tab added with a fresh Note; absent when the Note was there already. */
+  slides_tab_id?: string;
+}
+
+/**
+ * Seeds the demo Note through the person's API, idempotently: creates it
+ * (a 409 `note_exists` means it is there already), approves it for
+ * connectors, and gives a fresh Note one Slides tab, "Q3 deck".
+ */
+export async function seedDemoNote(url: string, token: string = DEV_TOKENS.app): Promise<SeededNote> {
+  const created = await personApi(url, token, "POST", "/notes", {
+    note_id: DEMO_NOTE_ID,
+    title: DEMO_NOTE_TITLE,
+    markdown: "# Demo Note\n\nA Note for trying the connector: an agent adds decks, slides and sources here.\n",
+  });
+  const fresh = created.status === 201;
+  if (!fresh && !(created.status === 409 && errorCode(created.body) === "note_exists")) {
+    throw new Error(`creating the demo Note failed: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+  }
+
+  const approved = await personApi(url, token, "PUT", `/notes/${DEMO_NOTE_ID}/approval`, { approved: true });
+  if (approved.status !== 200) throw new Error(`approving the demo Note failed: HTTP ${approved.status} ${JSON.stringify(approved.body)}`);
+  let version = numberField(approved.body, "version");
+
+  let slidesTabId: string | undefined;
+  if (fresh) {
+    const tab = await personApi(url, token, "POST", `/notes/${DEMO_NOTE_ID}/tabs`, { tab_type: "slides", label: "Q3 deck" });
+    if (tab.status !== 201) throw new Error(`adding the demo Slides tab failed: HTTP ${tab.status} ${JSON.stringify(tab.body)}`);
+    version = numberField(tab.body, "version");
+    const summary = field(tab.body, "tab");
+    const id = field(summary, "id");
+    if (typeof id === "string") slidesTabId = id;
+  }
+  const seeded: SeededNote = { note_id: DEMO_NOTE_ID, created: fresh, version };
+  if (slidesTabId !== undefined) seeded.slides_tab_id = slidesTabId;
+  return seeded;
+}
+
+async function personApi(url: string, token: string, method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/api/v1${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON: the error message shows the text as it came.
+  }
+  return { status: response.status, body: parsed };
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+function numberField(value: unknown, name: string): number {
+  const found = field(value, name);
+  if (typeof found !== "number") throw new Error(`expected a number "${name}" in ${JSON.stringify(value)}`);
+  return found;
+}
+
+function errorCode(body: unknown): unknown {
+  return field(field(body, "error"), "code");
+}

@@ -1,0 +1,65 @@
+/**
+ * `npm start`: the connector under `wrangler dev` on 127.0.0.1:${PORT:-8787},
+ * with the development tokens of dev/local.env and a demo Note seeded, ready
+ * for `npm run demo` or any MCP client. Ctrl-C stops it.
+ */
+import { DEMO_NOTE_ID, DEV_TOKENS, LocalServerStartError, seedDemoNote, startLocalServer, type LocalServer } from "./local-server.js";
+
+const port = Number(process.env.PORT ?? "8787");
+if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+  console.error(`PORT must be a TCP port number, got ${JSON.stringify(process.env.PORT)}`);
+  process.exit(2);
+}
+
+let server: LocalServer | undefined;
+let stopping: NodeJS.Signals | undefined;
+const starting = new AbortController();
+
+// Forward Ctrl-C and kill to wrangler (and what it started), then leave when it has.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    stopping = signal;
+    if (server === undefined) starting.abort();
+    else server.kill(signal);
+  });
+}
+
+try {
+  server = await startLocalServer({ port, signal: starting.signal, onOutput: (line) => console.log(`[wrangler] ${line}`) });
+} catch (error) {
+  if (stopping !== undefined) process.exit(0);
+  // wrangler's own output is above already; say why in one line.
+  const reason = error instanceof LocalServerStartError ? error.reason : error instanceof Error ? error.message : String(error);
+  console.error(`\nnpm start: the server did not start: ${reason}`);
+  process.exit(1);
+}
+
+try {
+  const seeded = await seedDemoNote(server.url);
+  console.log(`[start] demo Note "${seeded.note_id}" ${seeded.created ? "created" : "already there"}, approved, version ${seeded.version}`);
+} catch (error) {
+  if (stopping !== undefined) {
+    await server.exited; // stopped by Ctrl-C while seeding: not a failure
+    process.exit(0);
+  }
+  console.error(`\nnpm start: seeding the demo Note failed.\n${error instanceof Error ? error.message : String(error)}`);
+  await server.stop();
+  process.exit(1);
+}
+
+console.log(
+  [
+    "",
+    "  osFoundry Notes connector is running",
+    `  MCP endpoint   ${server.mcpUrl}`,
+    `  agent token    ${DEV_TOKENS.agent}   (Authorization: Bearer ${DEV_TOKENS.agent})`,
+    `  demo note_id   ${DEMO_NOTE_ID}`,
+    "  try it         npm run demo   (in another terminal)",
+    "  stop           Ctrl-C",
+    "",
+  ].join("\n"),
+);
+
+const code = await server.exited;
+await server.stop(); // anything wrangler left behind in its process group
+process.exit(stopping !== undefined ? 0 : (code ?? 1));

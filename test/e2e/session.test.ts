@@ -1,0 +1,125 @@
+/**
+ * End to end: the real Worker under `wrangler dev` on a loopback port, the
+ * official MCP client over real HTTP, the demo session of `npm run demo`.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient, runDemoSession, type DemoTranscript } from "../../scripts/demo-session.js";
+import {
+  DEMO_NOTE_ID,
+  DEV_TOKENS,
+  freePort,
+  removeDir,
+  seedDemoNote,
+  startLocalServer,
+  tempPersistDir,
+  type LocalServer,
+} from "../../scripts/local-server.js";
+
+const READ_TOOLS = ["list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments"];
+const WRITE_TOOLS = ["create_note_tab", "edit_note_tab", "add_note_source"];
+const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
+
+let server: LocalServer | undefined;
+let persistDir: string | undefined;
+
+function running(): LocalServer {
+  if (server === undefined) throw new Error("the server did not start");
+  return server;
+}
+
+beforeAll(async () => {
+  persistDir = await tempPersistDir();
+  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+  const seeded = await seedDemoNote(server.url);
+  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (persistDir !== undefined) await removeDir(persistDir);
+});
+
+describe("the connector over real HTTP", () => {
+  it("lists exactly the seven tools, each closed, typed, annotated and scoped", async () => {
+    const client: Client = await connectClient(running().mcpUrl, DEV_TOKENS.agent);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+      for (const tool of tools) {
+        const reads = READ_TOOLS.includes(tool.name);
+        expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+        expect(tool.outputSchema?.type, tool.name).toBe("object");
+        if (reads) expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: true });
+        else expect(tool.annotations, tool.name).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+        expect(tool._meta?.securitySchemes, tool.name).toEqual([{ type: "oauth2", scopes: [reads ? "osfoundry:read" : "osfoundry:write"] }]);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("runs the demo session: one call per deck, exact tab IDs, deduped sources, a resend that gets the first result", async () => {
+    const lines: string[] = [];
+    const t: DemoTranscript = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, (line) => lines.push(line));
+
+    expect(t.tools).toHaveLength(7);
+    expect(t.notes.notes.map((n) => n.note_id)).toContain(DEMO_NOTE_ID);
+    // Seeded: created (1), approved (2), a Slides tab added (3).
+    expect(t.tabsBefore.version).toBe(3);
+    expect(t.tabsBefore.tabs.map((tab) => tab.type)).toEqual(["markdown", "files", "sources", "slides"]);
+
+    // The whole outline in one call, under a fresh exact tab ID.
+    expect(t.deck).toMatchObject({ slide_count: 12, tab_type: "slides", replayed: false, version: t.tabsBefore.version + 1 });
+    expect(t.deck.tab_id).toMatch(TAB_ID);
+    expect(t.tabsBefore.tabs.map((tab) => tab.id)).not.toContain(t.deck.tab_id);
+
+    // A later slide, on the deck's exact ID.
+    expect(t.slideAdded).toMatchObject({ tab_id: t.deck.tab_id, slides_added: 1, slide_count: 13, replayed: false, version: t.deck.version + 1 });
+
+    // Two new pages, then the first page spelled differently: the same source, nothing written.
+    const { first, second, respelled } = t.sources;
+    expect(first).toMatchObject({ already_attached: false, replayed: false, version: t.slideAdded.version + 1 });
+    expect(second).toMatchObject({ already_attached: false, replayed: false, version: first.version + 1 });
+    expect(second.source_id).not.toBe(first.source_id);
+    expect(respelled).toMatchObject({ already_attached: true, source_id: first.source_id, normalized_url: first.normalized_url, version: second.version });
+
+    // The lost response: the resend carries the stale version and still gets the first tab back.
+    const { dropped, resend } = t.lostResponse;
+    expect(dropped).toMatchObject({ replayed: false, version: respelled.version + 1 });
+    expect(dropped.tab_id).toMatch(TAB_ID);
+    expect(resend).toEqual({ ...dropped, replayed: true });
+
+    // The strip: the resent deck once, the 13-slide deck, and no extra bump.
+    expect(t.tabsAfter.version).toBe(resend.version);
+    expect(t.tabsAfter.tabs.filter((tab) => tab.id === resend.tab_id)).toHaveLength(1);
+    expect(t.tabsAfter.tabs.find((tab) => tab.id === t.deck.tab_id)?.slide_count).toBe(13);
+    expect(t.tabsAfter.tabs).toHaveLength(t.tabsBefore.tabs.length + 2);
+
+    expect(t.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(lines.filter((line) => line.startsWith("→ "))).toHaveLength(10);
+  });
+
+  it("runs the demo session again against the same Note without colliding with the first run", async () => {
+    const before = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, () => {});
+    const again = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, () => {});
+    expect(again.runId).not.toBe(before.runId);
+    expect(again.tabsBefore.version).toBe(before.tabsAfter.version);
+    expect(again.deck.tab_id).not.toBe(before.deck.tab_id);
+    expect(again.sources.first.already_attached).toBe(false);
+    expect(again.checks.filter((c) => !c.ok)).toEqual([]);
+  });
+
+  it("answers a request without a token with 401 and a Bearer challenge", async () => {
+    const response = await fetch(running().mcpUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    await response.body?.cancel();
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get("WWW-Authenticate") ?? "";
+    expect(challenge.startsWith("Bearer")).toBe(true);
+    expect(challenge).toContain("resource_metadata=");
+  });
+});
