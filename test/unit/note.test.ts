@@ -9,6 +9,7 @@ import { DEFAULT_RETENTION_MS, LIMITS } from "../../src/note/limits.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
 import type { Result } from "../../src/note/result.js";
+import { SEVEN_SPELLINGS } from "../support/spellings.js";
 
 const APP: Caller = { user: "alice", channel: "app" };
 const AGENT: Caller = { user: "alice", channel: "connector" };
@@ -18,15 +19,6 @@ const BOB_AGENT: Caller = { user: "bob", channel: "connector" };
 const START = Date.UTC(2026, 0, 5, 9, 0, 0);
 const TAB_ID = /^(slides|sheet)-(\d+)-([0-9a-z]+)$/;
 
-const SEVEN_SPELLINGS = [
-  "https://example.org/report",
-  "https://example.org/report/",
-  "https://www.example.org/report",
-  "https://example.org/report?utm_source=newsletter",
-  "https://example.org/report#fragment",
-  "http://example.org/report",
-  "example.org/report",
-] as const;
 
 function value<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`expected success, got ${JSON.stringify(result.error)}`);

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
 import { parseSourceUrl, type ParsedUrl } from "../../src/note/url.js";
+import { SEVEN_SPELLINGS } from "../support/spellings.js";
 
 /** The normalized form, failing the test with the reason if the URL was refused. */
 function normalized(raw: string): string {
@@ -16,16 +17,6 @@ function refusal(raw: string): string {
   return parsed.reason;
 }
 
-/** The seven spellings of one page that SPEC §9.4 cites. */
-const SEVEN_SPELLINGS = [
-  "https://example.org/report",
-  "https://example.org/report/",
-  "https://www.example.org/report",
-  "https://example.org/report?utm_source=newsletter",
-  "https://example.org/report#fragment",
-  "http://example.org/report",
-  "example.org/report",
-] as const;
 
 describe("the normalized form names the page", () => {
   it("the seven spellings of one page normalize to the same string", () => {

@@ -1,5 +1,6 @@
 /** SPEC §5 through add_note_source: dangerous URLs are refused, and spellings of one page become one source. */
 import { describe, expect, it } from "vitest";
+import { SEVEN_SPELLINGS } from "../support/spellings.js";
 import { failure, newNote, ok } from "../support/workers.js";
 
 describe("source URLs", () => {
@@ -30,18 +31,9 @@ describe("source URLs", () => {
 
   it("the seven spellings of one page become one source", async () => {
     const { noteId, version } = await newNote();
-    const spellings = [
-      "https://example.org/report",
-      "https://example.org/report/",
-      "https://www.example.org/report",
-      "https://example.org/report?utm_source=newsletter",
-      "https://example.org/report#summary",
-      "http://example.org/report",
-      "example.org/report",
-    ];
     let expected = version;
     const ids = new Set<string>();
-    for (const [i, url] of spellings.entries()) {
+    for (const [i, url] of SEVEN_SPELLINGS.entries()) {
       const added = await ok("add_note_source", { note_id: noteId, expected_version: expected, idempotency_key: `cite-${i}`, title: "Report", url });
       expect(added.already_attached).toBe(i > 0);
       expect(added.normalized_url).toBe("https://example.org/report");
