@@ -22,6 +22,7 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/unit/**/*.test.ts", "test/workers/**/*.test.ts"],
+          setupFiles: ["./test/support/setup-tokens.ts"],
         },
       },
       {

@@ -5,7 +5,8 @@
  * assert its transcript.
  *
  * @example
- * const transcript = await runDemoSession("http://127.0.0.1:8787/mcp", "dev-alice-agent", console.log);
+ * const { access_token } = await signIn({ origin: "http://127.0.0.1:8787", user: "alice", scopes: ["osfoundry:read", "osfoundry:write"] });
+ * const transcript = await runDemoSession("http://127.0.0.1:8787/mcp", access_token, console.log);
  * transcript.lostResponse.resend.replayed; // true
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

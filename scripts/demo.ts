@@ -1,16 +1,18 @@
 /**
  * `npm run demo [url]`: runs the demo agent session (scripts/demo-session.ts)
  * against a running connector and prints each call and answer. Start the
- * server first with `npm start`.
+ * server first with `npm start`. The agent's token is NOTES_TOKEN when set;
+ * otherwise the demo signs in as alice through the local consent page, as an
+ * MCP client would, for osfoundry:read and osfoundry:write on the MCP endpoint.
  */
-import { DEV_TOKENS } from "./local-server.js";
+import { signIn } from "./lib/sign-in.js";
+import { DEMO_USER } from "./local-server.js";
 import { runDemoSession, ToolCallError } from "./demo-session.js";
 
 const DEFAULT_URL = "http://127.0.0.1:8787/mcp";
 
 async function main(): Promise<number> {
   const mcpUrl = process.argv[2] ?? DEFAULT_URL;
-  const token = process.env.NOTES_TOKEN ?? DEV_TOKENS.agent;
 
   let origin: string;
   try {
@@ -29,6 +31,17 @@ async function main(): Promise<number> {
     return 1;
   }
 
+  let token = process.env.NOTES_TOKEN;
+  if (token === undefined || token === "") {
+    try {
+      token = (await signIn({ origin, user: DEMO_USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" })).access_token;
+      console.log(`signed in as ${DEMO_USER} through ${origin}/authorize (osfoundry:read osfoundry:write)`);
+    } catch (error) {
+      console.error(`Signing in as ${DEMO_USER} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return 1;
+    }
+  }
+
   try {
     const transcript = await runDemoSession(mcpUrl, token, (line) => console.log(line));
     const failed = transcript.checks.filter((c) => !c.ok);
@@ -40,10 +53,14 @@ async function main(): Promise<number> {
     console.log(`All ${transcript.checks.length} checks held. Deck ${transcript.deck.tab_id} in Note "${transcript.noteId}", now at version ${transcript.tabsAfter.version}.`);
     return 0;
   } catch (error) {
+    // The SDK's StreamableHTTPError carries the HTTP status as `code`; its message may not name it.
+    const status = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
     if (error instanceof ToolCallError) console.error(`\nThe demo stopped: ${error.message}\n${JSON.stringify(error.error, null, 2)}`);
-    else console.error(`\nThe demo stopped: ${error instanceof Error ? error.message : String(error)}`);
-    if (error instanceof Error && /401|Unauthorized|invalid_token/i.test(error.message)) {
-      console.error("The token was refused: set NOTES_TOKEN to a token from dev/local.env (default dev-alice-agent).");
+    else console.error(`\nThe demo stopped: ${typeof status === "number" ? `HTTP ${status}: ` : ""}${error instanceof Error ? error.message : String(error)}`);
+    if (status === 401 || (error instanceof Error && /401|Unauthorized|invalid_token/i.test(error.message))) {
+      console.error(
+        "The token was refused. NOTES_TOKEN must be an access token for this server's /mcp (`npm run -s token`); unset it to sign in as alice.",
+      );
     }
     return 1;
   }

@@ -6,7 +6,8 @@
  * @example
  * const server = await startLocalServer({ port: await freePort(), persistTo: await tempPersistDir() });
  * await seedDemoNote(server.url);
- * // … talk to `${server.url}/mcp` …
+ * const { access_token } = await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"] });
+ * // … talk to `${server.url}/mcp` with `Authorization: Bearer ${access_token}` …
  * await server.stop();
  */
 import { spawn } from "node:child_process";
@@ -16,17 +17,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { signIn } from "./lib/sign-in.js";
 
 export const DEMO_NOTE_ID = "demo";
 export const DEMO_NOTE_TITLE = "Demo Note";
-
-/** The development tokens of dev/local.env this file and the demo use. */
-export const DEV_TOKENS = {
-  /** An agent: osfoundry:read and osfoundry:write, as alice. */
-  agent: "dev-alice-agent",
-  /** The person's desktop app, as alice. */
-  app: "dev-alice-app",
-} as const;
+/** The local user who owns the demo Note (dev/local.env's LOCAL_USER). */
+export const DEMO_USER = "alice";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -238,9 +234,12 @@ export interface SeededNote {
 /**
  * Seeds the demo Note through the person's API, idempotently: creates it
  * (a 409 `note_exists` means it is there already), approves it for
- * connectors, and gives a fresh Note one Slides tab, "Q3 deck".
+ * connectors, and gives a fresh Note one Slides tab, "Q3 deck". Without
+ * `token` it signs in as the demo user through the local consent page for a
+ * token to the person's API (`osfoundry:app`, audience `/api/v1`).
  */
-export async function seedDemoNote(url: string, token: string = DEV_TOKENS.app): Promise<SeededNote> {
+export async function seedDemoNote(url: string, token?: string): Promise<SeededNote> {
+  token ??= (await signIn({ origin: url, user: DEMO_USER, scopes: ["osfoundry:app"], resource: "api" })).access_token;
   const created = await personApi(url, token, "POST", "/notes", {
     note_id: DEMO_NOTE_ID,
     title: DEMO_NOTE_TITLE,

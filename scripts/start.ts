@@ -1,9 +1,10 @@
 /**
  * `npm start`: the connector under `wrangler dev` on 127.0.0.1:${PORT:-8787},
- * with the development tokens of dev/local.env and a demo Note seeded, ready
- * for `npm run demo` or any MCP client. Ctrl-C stops it.
+ * with the local development sign-in of dev/local.env and a demo Note seeded
+ * for alice, ready for `npm run demo`, `npm run token` or any MCP client.
+ * Ctrl-C stops it.
  */
-import { DEMO_NOTE_ID, DEV_TOKENS, LocalServerStartError, seedDemoNote, startLocalServer, type LocalServer } from "./local-server.js";
+import { DEMO_NOTE_ID, DEMO_USER, LocalServerStartError, seedDemoNote, startLocalServer, type LocalServer } from "./local-server.js";
 
 const port = Number(process.env.PORT ?? "8787");
 if (!Number.isInteger(port) || port < 1 || port > 65_535) {
@@ -52,9 +53,11 @@ console.log(
     "",
     "  osFoundry Notes connector is running",
     `  MCP endpoint   ${server.mcpUrl}`,
-    `  agent token    ${DEV_TOKENS.agent}   (Authorization: Bearer ${DEV_TOKENS.agent})`,
+    "  sign in        MCP clients open the consent page in your browser: local sign-in,",
+    `                 user ${DEMO_USER} by default (type another name to be someone else)`,
+    `  script token   TOKEN=$(npm run -s token${port === 8787 ? "" : ` -- --url ${server.url}`})   (Authorization: Bearer $TOKEN)`,
     `  demo note_id   ${DEMO_NOTE_ID}`,
-    "  try it         npm run demo   (in another terminal)",
+    `  try it         npm run demo${port === 8787 ? "" : ` -- ${server.mcpUrl}`}   (in another terminal)`,
     "  stop           Ctrl-C",
     "",
   ].join("\n"),

@@ -9,8 +9,16 @@ interface ConnectorEnv {
   DIRECTORY: DurableObjectNamespace<DirectoryObject>;
   /** Seconds an idempotency key is honoured; default 7 days. */
   IDEMPOTENCY_RETENTION_SECONDS?: string;
-  /** JSON map of development bearer tokens to `{user, scopes}`. */
-  DEV_TOKENS?: string;
+  /** KV namespace of the OAuth provider: clients, grants, tokens (hashed). */
+  OAUTH_KV: KVNamespace;
+  /** This deployment's public origin, e.g. https://notes-connector.example.com; locally the request's origin. */
+  PUBLIC_URL?: string;
+  /** Access-token lifetime in seconds (default 3600). */
+  ACCESS_TOKEN_TTL_SECONDS?: string;
+  /** "true" enables the local development sign-in (a typed user name). Never in production. */
+  LOCAL_SIGN_IN?: string;
+  /** The user name the local sign-in page suggests. */
+  LOCAL_USER?: string;
   /** Comma-separated origins allowed to call /mcp from a browser. */
   ALLOWED_ORIGINS?: string;
 }

@@ -6,18 +6,19 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import { SCOPES } from "../auth/tokens.js";
+import { SCOPES } from "../auth/scopes.js";
 import { noteId as noteIdSchema } from "../mcp/schemas.js";
 import { toIssues } from "../mcp/server.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
-import { insufficientScope, requireToken, type AppEnv } from "./auth.js";
+import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { durableGateway } from "./gateway.js";
 
-export const api = new Hono<AppEnv>();
+/** The app API's routes; the OAuth resource server runs them with a verified token. */
+export const api = new Hono<AppEnv>().basePath("/api/v1");
 
-api.use("*", requireToken([SCOPES.app]), async (c, next) => {
+api.use("*", withPrincipal, async (c, next) => {
   const denied = insufficientScope(c, [SCOPES.app]);
   if (denied !== null) return denied;
   await next();

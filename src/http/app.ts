@@ -1,37 +1,59 @@
 /**
- * The Worker's HTTP surface: /mcp for agents, /api/v1 for the person's app,
- * and the protected resource metadata clients discover the server by.
+ * The Worker's HTTP surface. The two protected resources, /mcp for agents and
+ * /api/v1 for the person's app, run behind their OAuth resource servers; the
+ * authorization server answers discovery, registration and tokens; the
+ * consent page is ours.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { MCP_PATH, oauthFor, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
+import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
-import { ALL_TOOL_SCOPES } from "../mcp/tools.js";
 import { api } from "./api.js";
-import type { AppEnv } from "./auth.js";
+import { authorize } from "./authorize.js";
 import { mcp } from "./mcp.js";
 
-export const app = new Hono<AppEnv>();
+type RootEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
-app.get("/", (c) =>
-  c.json({ name: SERVER_INFO.title, version: SERVER_INFO.version, mcp: `${new URL(c.req.url).origin}/mcp`, api: "/api/v1" }),
-);
+export const app = new Hono<RootEnv>();
 
-// RFC 9728: where an MCP client learns what this resource is and which scopes it takes.
-for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-  app.get(path, (c) => {
-    const origin = new URL(c.req.url).origin;
-    return c.json({
-      resource: `${origin}/mcp`,
-      resource_name: SERVER_INFO.title,
-      scopes_supported: [...ALL_TOOL_SCOPES],
-      bearer_methods_supported: ["header"],
-    });
-  });
-}
+const handlers = {
+  mcp: { fetch: (request: Request, env: Env, ctx: ResourceContext) => mcp.fetch(request, env, ctx) },
+  api: { fetch: (request: Request, env: Env, ctx: ResourceContext) => api.fetch(request, env, ctx) },
+};
 
-app.route("/mcp", mcp);
-app.route("/api/v1", api);
+app.use("*", async (c, next) => {
+  c.set("oauth", oauthFor(c.env, c.req.raw, handlers));
+  await next();
+});
 
-app.notFound((c) => c.json({ error: { code: "not_found", message: `No route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404));
+/** Hono's own ExecutionContext type lags the runtime's; this is the same object. */
+const executionContext = (c: Context<RootEnv>) => c.executionCtx as unknown as ExecutionContext;
+
+const toMcp = (c: Context<RootEnv>) => c.get("oauth").mcp.fetch(c.req.raw, c.env, executionContext(c));
+const toApi = (c: Context<RootEnv>) => c.get("oauth").api.fetch(c.req.raw, c.env, executionContext(c));
+
+app.all("/mcp", toMcp);
+app.all("/mcp/*", toMcp);
+app.get("/.well-known/oauth-protected-resource/mcp", toMcp);
+app.all("/api/v1/*", toApi);
+app.get("/.well-known/oauth-protected-resource/api/v1", toApi);
+
+// The resource at the root of this origin is the MCP endpoint (RFC 9728 §3.1 lets a client ask here first).
+app.get("/.well-known/oauth-protected-resource", (c) => {
+  const url = new URL(c.req.url);
+  url.pathname = `/.well-known/oauth-protected-resource${MCP_PATH}`;
+  return c.get("oauth").mcp.fetch(new Request(url, c.req.raw), c.env, executionContext(c));
+});
+
+app.route("/authorize", authorize);
+
+app.get("/", (c) => {
+  const origin = c.get("oauth").issuer;
+  return c.json({ name: SERVER_INFO.title, version: SERVER_INFO.version, mcp: `${origin}/mcp`, api: `${origin}/api/v1` });
+});
+
+// Discovery, registration, token, revocation: the authorization server's own endpoints.
+app.all("*", (c) => c.get("oauth").server.fetch(c.req.raw, c.env, executionContext(c)));
 
 app.onError((error, c) => {
   // Every expected failure is answered before here; reaching this is a bug.

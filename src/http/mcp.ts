@@ -1,21 +1,23 @@
 /**
- * POST /mcp: MCP Streamable HTTP, stateless, JSON responses. Before the SDK
- * sees a message this route checks the Origin, the token, the body's size and
- * JSON, and each tool call's scopes, so those failures are HTTP answers.
+ * POST /mcp: MCP Streamable HTTP, stateless, JSON responses. The OAuth
+ * resource server has verified the token; before the SDK sees a message this
+ * route checks the Origin, the body's size and JSON, and each tool call's
+ * scopes, so those failures are HTTP answers.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
-import { SCOPES } from "../auth/tokens.js";
+import { SCOPES } from "../auth/scopes.js";
 import { createMcpServer } from "../mcp/server.js";
-import { ALL_TOOL_SCOPES, TOOLS_BY_NAME } from "../mcp/tools.js";
+import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
-import { insufficientScope, requireToken, type AppEnv } from "./auth.js";
+import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { durableGateway } from "./gateway.js";
 
-export const mcp = new Hono<AppEnv>();
+/** The MCP resource's routes; the OAuth resource server runs them with a verified token. */
+export const mcp = new Hono<AppEnv>().basePath("/mcp");
 
 // A browser page from another origin must not drive a connector (DNS rebinding, CSRF).
-mcp.use("*", async (c, next) => {
+mcp.use("*", withPrincipal, async (c, next) => {
   const origin = c.req.header("Origin");
   if (origin !== undefined && !originAllowed(origin, c.req.url, c.env.ALLOWED_ORIGINS)) {
     return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } }, 403);
@@ -28,7 +30,7 @@ mcp.on(["GET", "DELETE"], "/", (c) => {
   return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This stateless server takes POST only: no SSE stream, no sessions." } }, 405);
 });
 
-mcp.post("/", requireToken(ALL_TOOL_SCOPES), async (c) => {
+mcp.post("/", async (c) => {
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (declared > LIMITS.mcpBodyBytes) return tooLarge();
   const bytes = await c.req.arrayBuffer();
@@ -45,14 +47,10 @@ mcp.post("/", requireToken(ALL_TOOL_SCOPES), async (c) => {
   const denied = insufficientScope(c, neededScopes(body));
   if (denied !== null) return denied;
 
-  const principal = c.get("principal");
-  const server = createMcpServer(principal, durableGateway(c.env));
+  const server = createMcpServer(c.get("principal"), durableGateway(c.env));
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  return transport.handleRequest(c.req.raw, {
-    parsedBody: body,
-    authInfo: { token: "", clientId: principal.user, scopes: [...principal.scopes] },
-  });
+  return transport.handleRequest(c.req.raw, { parsedBody: body });
 });
 
 function tooLarge(): Response {
@@ -60,13 +58,13 @@ function tooLarge(): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }, { status: 413 });
 }
 
-/** The scopes a message needs: a tool call needs its tool's; anything else needs read. */
+/** The scopes a message needs: read for anything, and a tool call its tool's too. */
 function neededScopes(body: unknown): readonly string[] {
-  const needed = new Set<string>();
+  const needed = new Set<string>([SCOPES.read]);
   for (const message of Array.isArray(body) ? body : [body]) {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
     const tool = call?.method === "tools/call" && typeof call.params?.name === "string" ? TOOLS_BY_NAME.get(call.params.name) : undefined;
-    for (const scope of tool?.scopes ?? [SCOPES.read]) needed.add(scope);
+    for (const scope of tool?.scopes ?? []) needed.add(scope);
   }
   return [...needed];
 }

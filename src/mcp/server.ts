@@ -7,7 +7,7 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Principal } from "../auth/tokens.js";
+import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import type { Result } from "../note/result.js";

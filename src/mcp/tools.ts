@@ -5,7 +5,7 @@
  * an intent, versions from a fresh list).
  */
 import type { z } from "zod";
-import { SCOPES } from "../auth/tokens.js";
+import { SCOPES } from "../auth/scopes.js";
 import { LIMITS } from "../note/limits.js";
 import type { CommandName } from "../note/commands.js";
 import { inputs, outputs, type ToolName } from "./schemas.js";
@@ -100,8 +100,6 @@ export const TOOLS: readonly ToolDefinition[] = [
 
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));
 
-/** The scopes every tool may need, for discovery and for the 401 challenge. */
-export const ALL_TOOL_SCOPES = [SCOPES.read, SCOPES.write] as const;
 
 export function inputSchema(name: ToolName): z.ZodType {
   return inputs[name];

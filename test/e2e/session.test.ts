@@ -1,13 +1,15 @@
 /**
  * End to end: the real Worker under `wrangler dev` on a loopback port, the
  * official MCP client over real HTTP, the demo session of `npm run demo`.
+ * The agent's token comes from the local consent page, as `npm run token`'s.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient, runDemoSession, type DemoTranscript } from "../../scripts/demo-session.js";
+import { signIn } from "../../scripts/lib/sign-in.js";
 import {
   DEMO_NOTE_ID,
-  DEV_TOKENS,
+  DEMO_USER,
   freePort,
   removeDir,
   seedDemoNote,
@@ -22,6 +24,8 @@ const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
 let server: LocalServer | undefined;
 let persistDir: string | undefined;
+/** alice's agent token: osfoundry:read and osfoundry:write, for /mcp. */
+let agentToken = "";
 
 function running(): LocalServer {
   if (server === undefined) throw new Error("the server did not start");
@@ -33,6 +37,9 @@ beforeAll(async () => {
   server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+  const tokens = await signIn({ origin: server.url, user: DEMO_USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
+  expect(tokens.scope.split(" ").sort()).toEqual(["osfoundry:read", "osfoundry:write"]);
+  agentToken = tokens.access_token;
 });
 
 afterAll(async () => {
@@ -42,7 +49,7 @@ afterAll(async () => {
 
 describe("the connector over real HTTP", () => {
   it("lists exactly the seven tools, each closed, typed, annotated and scoped", async () => {
-    const client: Client = await connectClient(running().mcpUrl, DEV_TOKENS.agent);
+    const client: Client = await connectClient(running().mcpUrl, agentToken);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
@@ -61,7 +68,7 @@ describe("the connector over real HTTP", () => {
 
   it("runs the demo session: one call per deck, exact tab IDs, deduped sources, a resend that gets the first result", async () => {
     const lines: string[] = [];
-    const t: DemoTranscript = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, (line) => lines.push(line));
+    const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line));
 
     expect(t.tools).toHaveLength(7);
     expect(t.notes.notes.map((n) => n.note_id)).toContain(DEMO_NOTE_ID);
@@ -101,8 +108,8 @@ describe("the connector over real HTTP", () => {
   });
 
   it("runs the demo session again against the same Note without colliding with the first run", async () => {
-    const before = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, () => {});
-    const again = await runDemoSession(running().mcpUrl, DEV_TOKENS.agent, () => {});
+    const before = await runDemoSession(running().mcpUrl, agentToken, () => {});
+    const again = await runDemoSession(running().mcpUrl, agentToken, () => {});
     expect(again.runId).not.toBe(before.runId);
     expect(again.tabsBefore.version).toBe(before.tabsAfter.version);
     expect(again.deck.tab_id).not.toBe(before.deck.tab_id);

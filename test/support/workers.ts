@@ -1,13 +1,26 @@
 /** Helpers for tests that run inside workerd: the person's API and raw MCP calls, through the Worker's own fetch. */
 import { exports } from "cloudflare:workers";
+import { signIn } from "../../scripts/lib/sign-in.js";
 
-export const TOKENS = {
-  agent: "dev-alice-agent",
-  reader: "dev-alice-reader",
-  app: "dev-alice-app",
-  bobAgent: "dev-bob-agent",
-  bobApp: "dev-bob-app",
-} as const;
+/** Tokens of the local users, one per role, signed in through the real OAuth flow (see setup-tokens.ts). */
+export const TOKENS = { agent: "", reader: "", app: "", bobAgent: "", bobApp: "" };
+
+const ROLES: Record<keyof typeof TOKENS, { user: string; scopes: string[]; resource: "mcp" | "api" }> = {
+  agent: { user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" },
+  reader: { user: "alice", scopes: ["osfoundry:read"], resource: "mcp" },
+  app: { user: "alice", scopes: ["osfoundry:app"], resource: "api" },
+  bobAgent: { user: "bob", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" },
+  bobApp: { user: "bob", scopes: ["osfoundry:app"], resource: "api" },
+};
+
+/** Signs every role in, unless this test file already did. */
+export async function signInEveryone(): Promise<void> {
+  if (TOKENS.agent !== "") return;
+  for (const [role, how] of Object.entries(ROLES)) {
+    const tokens = await signIn({ origin: BASE, ...how, fetch: (request) => exports.default.fetch(request) });
+    TOKENS[role as keyof typeof TOKENS] = tokens.access_token;
+  }
+}
 
 const BASE = "http://127.0.0.1:8787";
 
@@ -24,7 +37,8 @@ export async function api(method: string, path: string, body?: unknown, token: s
   const init: RequestInit = { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } };
   if (body !== undefined) init.body = JSON.stringify(body);
   const response = await fetchWorker(`/api/v1${path}`, init);
-  return { status: response.status, body: await response.json() };
+  const json = (response.headers.get("Content-Type") ?? "").includes("json");
+  return { status: response.status, body: json ? await response.json() : await response.text() };
 }
 
 export function uniqueNoteId(prefix = "t"): string {

@@ -45,7 +45,11 @@ describe("access", () => {
     expect((await ok("list_note_tabs", { note_id: noteId }, TOKENS.reader)).note_id).toBe(noteId);
     const response = await rpc("tools/call", { name: "create_note_tab", arguments: { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" } }, TOKENS.reader);
     expect(response.status).toBe(403);
-    expect(response.headers.get("WWW-Authenticate")).toMatch(/^Bearer error="insufficient_scope", scope="osfoundry:write"/);
+    const challenge = response.headers.get("WWW-Authenticate") ?? "";
+    expect(challenge).toMatch(/^Bearer /);
+    expect(challenge).toContain('error="insufficient_scope"');
+    // Every scope the call needs, so the client steps up in one round trip.
+    expect(challenge).toContain('scope="osfoundry:read osfoundry:write"');
     expect((await ok("list_note_tabs", { note_id: noteId })).version).toBe(version);
   });
 
@@ -62,11 +66,12 @@ describe("access", () => {
     expect(inQuery.status).toBe(401);
   });
 
-  it("an agent token cannot use the person's API, and an app token cannot use MCP tools", async () => {
+  it("a token is bound to its resource: an agent's is refused by the person's API, the app's by MCP", async () => {
     const denied = await api("POST", "/notes", { title: "x" }, TOKENS.agent);
-    expect(denied.status).toBe(403);
-    expect(denied.body.error.code).toBe("insufficient_scope");
-    expect((await rpc("tools/list", {}, TOKENS.app)).status).toBe(403);
+    expect(denied.status).toBe(401);
+    const refused = await rpc("tools/list", {}, TOKENS.app);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
   });
 });
 

@@ -1,0 +1,155 @@
+/**
+ * The authorization endpoint: sign-in and consent. The library validates the
+ * request (client, redirect URI, PKCE S256, resource); this page says which
+ * client asks for which scopes on which resource, lets the user approve or
+ * deny, and grants only scopes that resource can carry.
+ */
+import {
+  AuthorizationError,
+  authorizationErrorRedirect,
+  CimdFetchError,
+  type AuthRequest,
+  type ConsentDescription,
+} from "@cloudflare/workers-oauth-provider";
+import { Hono, type Context } from "hono";
+import { identityFor } from "../auth/identity.js";
+import type { OAuthSetup } from "../auth/oauth.js";
+import { SCOPES } from "../auth/scopes.js";
+import type { Env } from "../env.js";
+
+type AuthorizeEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
+
+export const authorize = new Hono<AuthorizeEnv>();
+
+const SCOPE_TEXT: Record<string, string> = {
+  [SCOPES.read]: "Read the Notes you approve for connectors: tabs, slides, Markdown, sources and file names",
+  [SCOPES.write]: "Add tabs, slides and sources to those Notes",
+  [SCOPES.app]: "Act as your osFoundry Notes app: create, approve and edit your Notes",
+};
+
+authorize.get("/", (c) =>
+  guarded(c, async (oauth, helpers) => {
+    const identity = identityFor(c.env);
+    if (identity === null) return noIdentity();
+    const request = await helpers.parseAuthRequest(c.req.raw);
+    const user = await identity.identify(c.req.raw, null);
+    if (user instanceof Response) return user;
+    const details = await helpers.describeConsent(request);
+    const consent = await helpers.beginConsent(request);
+    consent.headers.set("Content-Type", "text/html; charset=utf-8");
+    consent.headers.set("Cache-Control", "no-store");
+    const scopes = [...offeredScopes(oauth, request)];
+    return new Response(consentPage(details, request, scopes, consent.handle, identity.asksForUserName ? user : null), { headers: consent.headers });
+  }),
+);
+
+authorize.post("/", (c) =>
+  guarded(c, async (oauth, helpers) => {
+    const identity = identityFor(c.env);
+    if (identity === null) return noIdentity();
+    const form = await c.req.raw.clone().formData();
+    const handle = String(form.get("handle") ?? "");
+    if (form.get("decision") !== "approve") {
+      const denied = await helpers.denyConsent(c.req.raw, handle);
+      denied.headers.set("Location", denied.redirectTo);
+      return new Response(null, { status: 302, headers: denied.headers });
+    }
+    const user = await identity.identify(c.req.raw, form);
+    if (user instanceof Response) return user;
+    // The request comes back from storage, not from the form: grant what was offered and ticked.
+    const approved = await helpers.approveConsent(c.req.raw, handle);
+    const offered = offeredScopes(oauth, approved.request);
+    const scope = form.getAll("scope").map(String).filter((s) => offered.includes(s));
+    const redirectTo =
+      scope.length === 0
+        ? authorizationErrorRedirect(approved.request, "access_denied", "No scope was approved")
+        : (await helpers.completeAuthorization({ request: approved.request, userId: user, metadata: {}, scope, props: { user } })).redirectTo;
+    approved.headers.set("Location", redirectTo);
+    return new Response(null, { status: 302, headers: approved.headers });
+  }),
+);
+
+type Helpers = ReturnType<OAuthSetup["server"]["getOAuthApi"]>;
+
+/** Runs a step of the page, turning the library's expected failures into safe answers. */
+async function guarded(c: Context<AuthorizeEnv>, step: (oauth: OAuthSetup, helpers: Helpers) => Promise<Response>): Promise<Response> {
+  const oauth = c.get("oauth");
+  try {
+    return await step(oauth, oauth.server.getOAuthApi(c.env));
+  } catch (error) {
+    // Only a request the library validated may send the browser back to the client.
+    if (error instanceof AuthorizationError && error.redirectTo !== undefined) return Response.redirect(error.redirectTo, 302);
+    if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
+      const message = error instanceof AuthorizationError ? error.description : "This app could not be verified.";
+      return page("Sign-in failed", `<p>${escape(message)}</p><p>Start again from your app.</p>`, 400);
+    }
+    throw error;
+  }
+}
+
+/** The scopes this request may be granted: what it asked for, within what its resource carries. */
+function offeredScopes(oauth: OAuthSetup, request: AuthRequest): readonly string[] {
+  const resource = oauth.resources[request.resource ?? ""];
+  if (resource === undefined) return [];
+  const asked = request.scope.filter((s) => resource.grantable.includes(s));
+  // A client that asked for nothing (or nothing this resource carries) is offered the baseline.
+  return asked.length > 0 ? asked : resource.required;
+}
+
+function noIdentity(): Response {
+  return page(
+    "Sign-in is not configured",
+    "<p>This deployment has no identity provider. See the README, “Identity”, to plug one in.</p>",
+    501,
+  );
+}
+
+function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null): string {
+  const name = escape(details.clientName);
+  const origin = details.clientDomain === undefined
+    ? "This app registered itself; its name is not verified."
+    : `Published by <strong>${escape(details.clientDomain)}</strong>.`;
+  const target = request.resource?.endsWith("/api/v1") === true ? "your osFoundry Notes app API" : "osFoundry Notes through this connector";
+  const loopback = details.redirectIsLoopback
+    ? "<p class=warn><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>"
+    : "";
+  const scopeList = scopes
+    .map((s) => `<label><input type=checkbox name=scope value="${escape(s)}" checked> <code>${escape(s)}</code> — ${escape(SCOPE_TEXT[s] ?? s)}</label>`)
+    .join("<br>");
+  const who = user === null
+    ? ""
+    : `<p><label>Local user (development sign-in) <input name=user value="${escape(user)}" required pattern="[a-z0-9][a-z0-9._\\-]{0,63}"></label></p>`;
+  return pageHtml(
+    `Allow ${name}?`,
+    `<p><strong>${name}</strong> asks to use ${escape(target)} on your behalf.</p>
+<p>${origin} Access will be sent to <strong>${escape(details.redirectHost)}</strong>.</p>
+${loopback}
+<form method=post>
+<input type=hidden name=handle value="${escape(handle)}">
+${who}
+<fieldset><legend>It asks to</legend>${scopeList}</fieldset>
+<p><button name=decision value=approve>Allow</button> <button name=decision value=deny>Deny</button></p>
+</form>`,
+  );
+}
+
+function page(title: string, body: string, status: number): Response {
+  return new Response(pageHtml(title, body), {
+    status,
+    headers: { "Content-Type": "text/html; charset=utf-8", "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'" },
+  });
+}
+
+function pageHtml(title: string, body: string): string {
+  return `<!doctype html>
+<html lang=en><meta charset=utf-8><meta name=viewport content="width=device-width">
+<title>${title}</title>
+<style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}label{line-height:2}.warn{color:#8a4b00}</style>
+<h1>${title}</h1>
+${body}
+</html>`;
+}
+
+function escape(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}

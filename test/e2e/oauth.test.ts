@@ -1,0 +1,510 @@
+/**
+ * End to end, OAuth 2.1: the official MCP SDK client, given only the MCP URL
+ * of the real Worker under `wrangler dev`, discovers the server's metadata,
+ * registers, and signs in with the authorization code and PKCE; this file
+ * plays the browser on the consent page.
+ *
+ * About refresh tokens and step-up: SDK 1.32.2, holding a refresh token,
+ * answers a 403 `insufficient_scope` by refreshing, which cannot widen the
+ * grant, and then gives up ("Server returned 403 after trying upscoping",
+ * modelcontextprotocol/typescript-sdk#2255). Only without a refresh token does
+ * it re-authorize with the scopes the 403 named. The client here therefore
+ * keeps no refresh token (`MemoryOAuthProvider`), so that the SDK's own
+ * step-up runs; the server's side (refresh never widens a grant) is asserted
+ * with raw requests.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_NOTE_ID, DEMO_USER, freePort, removeDir, seedDemoNote, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+
+const READ = "osfoundry:read";
+const WRITE = "osfoundry:write";
+/** Where the client says the browser comes back; nothing listens there, the test reads the Location instead. */
+const REDIRECT_URL = "http://127.0.0.1:9/oauth/callback";
+const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
+
+let server: LocalServer | undefined;
+let persistDir: string | undefined;
+
+function running(): LocalServer {
+  if (server === undefined) throw new Error("the server did not start");
+  return server;
+}
+
+beforeAll(async () => {
+  persistDir = await tempPersistDir();
+  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+  const seeded = await seedDemoNote(server.url);
+  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  if (persistDir !== undefined) await removeDir(persistDir);
+});
+
+/**
+ * An MCP client's OAuth state, in memory: what a desktop client keeps in its
+ * store. `redirectToAuthorization` records the URL it would open in the
+ * browser. Refresh tokens are not kept (see the file's comment).
+ */
+class MemoryOAuthProvider implements OAuthClientProvider {
+  /** Every URL the SDK sent the browser to, in order. */
+  readonly redirects: URL[] = [];
+  /** Every token response the SDK saved, as the server sent it (refresh tokens included). */
+  readonly received: OAuthTokens[] = [];
+  /** The states this client generated, in order. */
+  readonly states: string[] = [];
+  private info: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+
+  get redirectUrl(): string {
+    return REDIRECT_URL;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "Notes connector e2e client",
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  state(): string {
+    const state = crypto.randomUUID();
+    this.states.push(state);
+    return state;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.received.push(tokens);
+    const { refresh_token: _kept, ...withoutRefresh } = tokens;
+    this.saved = withoutRefresh;
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.redirects.push(url);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new Error("no code verifier saved");
+    return this.verifier;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
+  }
+
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    if (scope === "all" || scope === "client") this.info = undefined;
+    if (scope === "all" || scope === "tokens") this.saved = undefined;
+    if (scope === "all" || scope === "verifier") this.verifier = undefined;
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
+  }
+
+  /** The URL the SDK last sent the browser to. */
+  lastRedirect(): URL {
+    const url = this.redirects.at(-1);
+    if (url === undefined) throw new Error("the SDK never redirected to authorization");
+    return url;
+  }
+}
+
+/** A fetch that records each request as "METHOD url", for asserting what the SDK discovered. */
+function recordingFetch(log: string[]): FetchLike {
+  return (url, init) => {
+    log.push(`${init?.method ?? "GET"} ${String(url)}`);
+    return fetch(url, init);
+  };
+}
+
+function newTransport(provider: MemoryOAuthProvider, log: string[] = []): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(running().mcpUrl), { authProvider: provider, fetch: recordingFetch(log) });
+}
+
+function newClient(): Client {
+  return new Client({ name: "notes-connector-e2e-oauth", version: "0.1.0" });
+}
+
+/** What the consent page showed. */
+interface ConsentPage {
+  url: URL;
+  handle: string;
+  cookies: string;
+  /** The scope checkboxes, in page order, and whether each is ticked. */
+  scopes: { value: string; checked: boolean }[];
+  /** The local user field's value, or null when the page has none. */
+  user: string | null;
+  html: string;
+}
+
+/** The browser opens the authorization URL the SDK handed over. */
+async function openConsentPage(url: URL): Promise<ConsentPage> {
+  const response = await fetch(url, { redirect: "manual" });
+  const html = await response.text();
+  expect(response.status, html.slice(0, 500)).toBe(200);
+  expect(response.headers.get("Content-Type")).toMatch(/^text\/html/);
+  const handle = /name=handle value="([^"]+)"/.exec(html)?.[1];
+  if (handle === undefined) throw new Error(`the consent page has no handle:\n${html}`);
+  const scopes = [...html.matchAll(/<input type=checkbox name=scope value="([^"]+)"( checked)?>/g)].map((m) => ({
+    value: unescapeHtml(m[1] ?? ""),
+    checked: m[2] !== undefined,
+  }));
+  const user = /<input name=user value="([^"]*)"/.exec(html)?.[1];
+  return { url, handle: unescapeHtml(handle), cookies: cookieHeader(response.headers), scopes, user: user === undefined ? null : unescapeHtml(user), html };
+}
+
+/** The browser submits the consent form; answers the 302's Location. */
+async function submitConsent(
+  page: ConsentPage,
+  decision: "approve" | "deny",
+  fields: { user?: string; scopes?: readonly string[] } = {},
+): Promise<{ status: number; location: URL | null; body: string }> {
+  const form = new URLSearchParams({ handle: page.handle, decision });
+  if (fields.user !== undefined) form.set("user", fields.user);
+  for (const scope of fields.scopes ?? []) form.append("scope", scope);
+  const response = await fetch(page.url, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: page.cookies },
+    body: form,
+  });
+  const location = response.headers.get("Location");
+  return { status: response.status, location: location === null ? null : new URL(location), body: await response.text() };
+}
+
+/** Approves on the consent page as `user` with `scopes` ticked; answers the authorization code, checking the state. */
+async function approve(authorizationUrl: URL, user: string, scopes: readonly string[]): Promise<string> {
+  const page = await openConsentPage(authorizationUrl);
+  const answer = await submitConsent(page, "approve", { user, scopes });
+  expect(answer.status, answer.body).toBe(302);
+  const location = answer.location;
+  if (location === null) throw new Error("approving gave no Location");
+  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URL);
+  expect(location.searchParams.get("state")).toBe(authorizationUrl.searchParams.get("state"));
+  const code = location.searchParams.get("code");
+  if (code === null) throw new Error(`approving gave no code: ${location.href}`);
+  return code;
+}
+
+/**
+ * A tool call the way a client application makes it: when the SDK answers
+ * UnauthorizedError it has sent the user to the consent page; the user
+ * approves `scopes` there, the app finishes the flow and calls again.
+ */
+async function callSigningIn(
+  client: Client,
+  transport: StreamableHTTPClientTransport,
+  provider: MemoryOAuthProvider,
+  call: { name: string; arguments: Record<string, unknown> },
+  approveScopes: (offered: string[]) => string[],
+): Promise<Awaited<ReturnType<Client["callTool"]>>> {
+  try {
+    return await client.callTool(call);
+  } catch (error) {
+    if (!(error instanceof UnauthorizedError)) throw error;
+    const url = provider.lastRedirect();
+    const page = await openConsentPage(url);
+    const chosen = approveScopes(page.scopes.map((s) => s.value));
+    const answer = await submitConsent(page, "approve", { user: DEMO_USER, scopes: chosen });
+    const code = answer.location?.searchParams.get("code");
+    if (code === null || code === undefined) throw new Error(`approving gave no code: ${answer.status} ${answer.body}`);
+    await transport.finishAuth(code);
+    return client.callTool(call);
+  }
+}
+
+function structured(result: Awaited<ReturnType<Client["callTool"]>>): Record<string, unknown> {
+  expect(result.isError, JSON.stringify(result.content)).not.toBe(true);
+  const content = result.structuredContent;
+  if (typeof content !== "object" || content === null) throw new Error(`no structuredContent: ${JSON.stringify(result)}`);
+  return content as Record<string, unknown>;
+}
+
+/** A raw MCP tools/call with a bearer token: the HTTP answer the SDK saw. */
+async function rawToolCall(token: string, name: string, args: Record<string, unknown>): Promise<Response> {
+  return fetch(running().mcpUrl, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+}
+
+/** A challenge's auth-params (RFC 9110 §11.2), for one Bearer challenge. */
+function challengeParams(header: string): Record<string, string> {
+  expect(header).toMatch(/^Bearer\b/);
+  return Object.fromEntries([...header.matchAll(/([a-z_]+)="([^"]*)"/g)].map((m) => [m[1] as string, m[2] as string]));
+}
+
+function createDeckArgs(version: number, key: string): Record<string, unknown> {
+  return {
+    note_id: DEMO_NOTE_ID,
+    expected_version: version,
+    idempotency_key: key,
+    tab_type: "slides",
+    label: "Signed-in deck",
+    slides: [{ title: "Hello from an OAuth client" }],
+  };
+}
+
+describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
+  it("publishes protected-resource and authorization-server metadata: both resource paths, PKCE S256 only", async () => {
+    const { url: origin, mcpUrl } = running();
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.status, path).toBe(200);
+      const metadata = (await response.json()) as Record<string, unknown>;
+      expect(metadata.resource, path).toBe(mcpUrl);
+      expect(metadata.authorization_servers, path).toEqual([origin]);
+      expect(metadata.bearer_methods_supported, path).toEqual(["header"]);
+    }
+
+    const response = await fetch(`${origin}/.well-known/oauth-authorization-server`);
+    expect(response.status).toBe(200);
+    const as = (await response.json()) as Record<string, unknown>;
+    expect(as.issuer).toBe(origin);
+    expect(as.code_challenge_methods_supported).toEqual(["S256"]);
+    expect(as.authorization_endpoint).toBe(`${origin}/authorize`);
+    expect(as.token_endpoint).toBe(`${origin}/oauth/token`);
+    expect(as.registration_endpoint).toBe(`${origin}/oauth/register`);
+    expect(as.response_types_supported).toContain("code");
+    expect(as.scopes_supported).toEqual(expect.arrayContaining([READ, WRITE]));
+  });
+
+  it("given only the MCP URL, the SDK discovers, registers, signs in with PKCE, then lists tabs and creates one", async () => {
+    const { url: origin, mcpUrl } = running();
+    const provider = new MemoryOAuthProvider();
+    const requests: string[] = [];
+
+    // First contact: no token. The SDK discovers, registers and hands the browser an authorization URL.
+    const first = newTransport(provider, requests);
+    await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(requests).toContain(`GET ${origin}/.well-known/oauth-protected-resource/mcp`);
+    expect(requests).toContain(`GET ${origin}/.well-known/oauth-authorization-server`);
+    expect(requests).toContain(`POST ${origin}/oauth/register`);
+    expect(provider.discoveryState()).toMatchObject({ authorizationServerUrl: origin, resourceMetadata: { resource: mcpUrl } });
+
+    const registered = provider.clientInformation();
+    expect(typeof registered?.client_id).toBe("string");
+    expect(registered?.client_id).not.toBe("");
+    expect(provider.tokens()).toBeUndefined();
+
+    expect(provider.redirects).toHaveLength(1);
+    const authorizeUrl = provider.lastRedirect();
+    expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${origin}/authorize`);
+    const params = authorizeUrl.searchParams;
+    expect(params.get("response_type")).toBe("code");
+    expect(params.get("client_id")).toBe(registered?.client_id);
+    expect(params.get("redirect_uri")).toBe(REDIRECT_URL);
+    expect(params.get("code_challenge_method")).toBe("S256");
+    expect(params.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(params.get("resource")).toBe(mcpUrl);
+    expect(params.get("state")).toBe(provider.states.at(-1));
+    expect(params.get("scope")?.split(" ")).toContain(READ);
+
+    // The browser: the page names the client and the local user; the user allows what it offers.
+    const page = await openConsentPage(authorizeUrl);
+    expect(page.html).toContain("Notes connector e2e client");
+    expect(page.user).toBe(DEMO_USER);
+    expect(page.scopes.map((s) => s.value)).toContain(READ);
+    expect(page.scopes.every((s) => s.checked)).toBe(true);
+    expect(page.scopes.map((s) => s.value)).not.toContain("osfoundry:app");
+    const answer = await submitConsent(page, "approve", { user: DEMO_USER, scopes: page.scopes.map((s) => s.value) });
+    expect(answer.status).toBe(302);
+    const code = answer.location?.searchParams.get("code");
+    expect(answer.location?.searchParams.get("state")).toBe(params.get("state"));
+    if (code === null || code === undefined) throw new Error(`no code in ${String(answer.location)}`);
+
+    await first.finishAuth(code);
+    const tokens = provider.tokens();
+    expect(tokens?.token_type.toLowerCase()).toBe("bearer");
+    expect(tokens?.access_token).toBeTruthy();
+    expect(tokens?.scope?.split(" ")).toContain(READ);
+
+    // A new connection with the same client state: signed in.
+    const transport = newTransport(provider);
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      const tabs = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      expect(tabs.note_id).toBe(DEMO_NOTE_ID);
+      expect(typeof tabs.version).toBe("number");
+      const version = tabs.version as number;
+
+      // A write: if the first grant was read only, the SDK steps up through the consent page (callSigningIn).
+      const created = structured(
+        await callSigningIn(client, transport, provider, { name: "create_note_tab", arguments: createDeckArgs(version, `oauth-e2e-a-${Date.now()}`) }, (offered) => offered),
+      );
+      expect(created.tab_id).toMatch(TAB_ID);
+      expect(created).toMatchObject({ tab_type: "slides", slide_count: 1, replayed: false, version: version + 1 });
+
+      const after = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      expect((after.tabs as { id: string }[]).map((t) => t.id)).toContain(created.tab_id);
+      // Every authorization URL the SDK built was for this resource with S256.
+      for (const url of provider.redirects) {
+        expect(url.searchParams.get("resource")).toBe(mcpUrl);
+        expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a read-only grant reads; a write gets 403 insufficient_scope; the SDK steps up and the same call succeeds", async () => {
+    const { url: origin, mcpUrl } = running();
+    const provider = new MemoryOAuthProvider();
+
+    // Sign in, ticking only osfoundry:read (whatever else the page offers).
+    const first = newTransport(provider);
+    await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await first.finishAuth(await approve(provider.lastRedirect(), DEMO_USER, [READ]));
+    const readOnly = provider.tokens();
+    expect(readOnly?.scope?.split(" ")).toEqual([READ]);
+    const readToken = readOnly?.access_token ?? "";
+
+    const transport = newTransport(provider);
+    const client = newClient();
+    await client.connect(transport);
+    try {
+      // Reads work.
+      const tabs = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      const version = tabs.version as number;
+      const args = createDeckArgs(version, `oauth-e2e-b-${Date.now()}`);
+
+      // The write, raw: 403 with a Bearer challenge naming what it needs, and nothing written.
+      const denied = await rawToolCall(readToken, "create_note_tab", args);
+      expect(denied.status).toBe(403);
+      const challenge = challengeParams(denied.headers.get("WWW-Authenticate") ?? "");
+      expect(challenge.error).toBe("insufficient_scope");
+      expect(challenge.scope?.split(" ")).toContain(WRITE);
+      expect(challenge.resource_metadata).toBe(`${origin}/.well-known/oauth-protected-resource/mcp`);
+      expect(((await denied.json()) as { error?: unknown }).error).toBe("insufficient_scope");
+
+      // Refreshing the read-only grant, even asking for write, never widens it.
+      const refreshToken = provider.received.at(-1)?.refresh_token;
+      expect(refreshToken).toBeTruthy();
+      const refreshed = await fetch(`${origin}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "refresh_token",
+          refresh_token: refreshToken ?? "",
+          client_id: provider.clientInformation()?.client_id ?? "",
+          scope: `${READ} ${WRITE}`,
+          resource: mcpUrl,
+        }),
+      });
+      if (refreshed.ok) {
+        const body = (await refreshed.json()) as { access_token: string; scope: string };
+        expect(body.scope.split(" ")).not.toContain(WRITE);
+        expect((await rawToolCall(body.access_token, "create_note_tab", args)).status).toBe(403);
+      } else {
+        expect(refreshed.status).toBe(400);
+        expect(((await refreshed.json()) as { error?: unknown }).error).toBe("invalid_scope");
+      }
+
+      // The same call through the SDK: it meets the 403, and re-authorizes for the scopes the challenge named.
+      const redirectsBefore = provider.redirects.length;
+      await expect(client.callTool({ name: "create_note_tab", arguments: args })).rejects.toBeInstanceOf(UnauthorizedError);
+      expect(provider.redirects).toHaveLength(redirectsBefore + 1);
+      const stepUp = provider.lastRedirect();
+      expect(`${stepUp.origin}${stepUp.pathname}`).toBe(`${origin}/authorize`);
+      expect(stepUp.searchParams.get("scope")?.split(" ").sort()).toEqual(challenge.scope?.split(" ").sort());
+      expect(stepUp.searchParams.get("resource")).toBe(mcpUrl);
+      expect(stepUp.searchParams.get("code_challenge_method")).toBe("S256");
+
+      // The page now offers write; the user allows read and write.
+      const page = await openConsentPage(stepUp);
+      expect(page.scopes.map((s) => s.value).sort()).toEqual([READ, WRITE]);
+      const answer = await submitConsent(page, "approve", { user: DEMO_USER, scopes: [READ, WRITE] });
+      const code = answer.location?.searchParams.get("code");
+      if (code === null || code === undefined) throw new Error(`no code: ${answer.status} ${answer.body}`);
+      await transport.finishAuth(code);
+      expect(provider.tokens()?.scope?.split(" ").sort()).toEqual([READ, WRITE]);
+
+      // The very same call now succeeds, and it is the first write of that key (the 403s wrote nothing).
+      const created = structured(await client.callTool({ name: "create_note_tab", arguments: args }));
+      expect(created.tab_id).toMatch(TAB_ID);
+      expect(created).toMatchObject({ replayed: false, version: version + 1 });
+
+      // The step-up grant replaced the read-only one (same user, client and resource): its token is revoked.
+      const stale = await rawToolCall(readToken, "list_note_tabs", { note_id: DEMO_NOTE_ID });
+      expect(stale.status).toBe(401);
+      expect(challengeParams(stale.headers.get("WWW-Authenticate") ?? "").error).toBe("invalid_token");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("denying on the consent page sends the browser back with access_denied and the state, and yields no token", async () => {
+    const provider = new MemoryOAuthProvider();
+    const transport = newTransport(provider);
+    await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const authorizeUrl = provider.lastRedirect();
+    const state = authorizeUrl.searchParams.get("state");
+    expect(state).toBeTruthy();
+
+    const page = await openConsentPage(authorizeUrl);
+    const denied = await submitConsent(page, "deny");
+    expect(denied.status).toBe(302);
+    const location = denied.location;
+    if (location === null) throw new Error("denying gave no Location");
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URL);
+    expect(location.searchParams.get("error")).toBe("access_denied");
+    expect(location.searchParams.get("state")).toBe(state);
+    expect(location.searchParams.get("iss")).toBe(running().url);
+    expect(location.searchParams.has("code")).toBe(false);
+
+    // The same consent, approved after the denial, gives no code.
+    const late = await submitConsent(page, "approve", { user: DEMO_USER, scopes: page.scopes.map((s) => s.value) });
+    expect(late.location?.searchParams.has("code") ?? false).toBe(false);
+    expect(late.status === 400 || (late.status === 302 && late.location?.searchParams.has("error") === true), `${late.status} ${late.body}`).toBe(true);
+
+    // No token, and the client is still asked to sign in.
+    expect(provider.tokens()).toBeUndefined();
+    const again = newTransport(provider);
+    await expect(newClient().connect(again)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.tokens()).toBeUndefined();
+  });
+});
+
+/** The cookies a response set, as a Cookie header (name=value pairs only), as a browser sends them back. */
+function cookieHeader(headers: Headers): string {
+  return headers
+    .getSetCookie()
+    .map((line) => line.split(";", 1)[0]?.trim() ?? "")
+    .filter((pair) => pair !== "")
+    .join("; ");
+}
+
+function unescapeHtml(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+}

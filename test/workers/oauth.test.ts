@@ -1,0 +1,152 @@
+/** SPEC §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
+import { exports } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { refresh, signIn } from "../../scripts/lib/sign-in.js";
+import { api, fetchWorker, newNote, rpc, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+
+const ORIGIN = "http://127.0.0.1:8787";
+const send = (request: Request) => exports.default.fetch(request);
+const agent = () => signIn({ origin: ORIGIN, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], fetch: send });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("discovery", () => {
+  it("publishes protected resource metadata for the MCP endpoint and the app API, and the authorization server's", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const metadata = (await (await fetchWorker(path)).json()) as any;
+      expect(metadata).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["osfoundry:read", "osfoundry:write"] });
+    }
+    const app = (await (await fetchWorker("/.well-known/oauth-protected-resource/api/v1")).json()) as any;
+    expect(app).toMatchObject({ resource: `${ORIGIN}/api/v1`, scopes_supported: ["osfoundry:app"] });
+    const server = (await (await fetchWorker("/.well-known/oauth-authorization-server")).json()) as any;
+    expect(server).toMatchObject({
+      issuer: ORIGIN,
+      authorization_endpoint: `${ORIGIN}/authorize`,
+      token_endpoint: `${ORIGIN}/oauth/token`,
+      registration_endpoint: `${ORIGIN}/oauth/register`,
+      code_challenge_methods_supported: ["S256"],
+    });
+    expect(server.scopes_supported).toEqual(expect.arrayContaining(["osfoundry:read", "osfoundry:write", "osfoundry:app"]));
+  });
+});
+
+describe("tokens that are refused", () => {
+  async function status(token: string | null, path = "/mcp"): Promise<{ status: number; challenge: string }> {
+    const response = path === "/mcp" ? await rpc("tools/list", {}, token) : await fetchWorker(path, { method: "POST", body: "{}" });
+    await response.body?.cancel();
+    return { status: response.status, challenge: response.headers.get("WWW-Authenticate") ?? "" };
+  }
+
+  it("an expired token gets 401", async () => {
+    const { access_token, expires_in } = await agent();
+    expect((await status(access_token)).status).toBe(200);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + (expires_in + 60) * 1000);
+    const expired = await status(access_token);
+    expect(expired.status).toBe(401);
+    expect(expired.challenge).toContain('error="invalid_token"');
+  });
+
+  it("a revoked token gets 401", async () => {
+    const { access_token, client_id } = await agent();
+    expect((await status(access_token)).status).toBe(200);
+    const revoked = await send(
+      new Request(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: access_token, client_id }) }),
+    );
+    expect(revoked.status).toBe(200);
+    expect((await status(access_token)).status).toBe(401);
+  });
+
+  it("malformed tokens get 401", async () => {
+    const { access_token } = await agent();
+    for (const token of ["x", "a:b:c", `${access_token}x`, access_token.split(":").reverse().join(":"), "%%%"]) {
+      expect((await status(token)).status, token).toBe(401);
+    }
+  });
+
+  it("a token for the other resource gets 401, in both directions", async () => {
+    expect((await status(TOKENS.app)).status).toBe(401);
+    const denied = await api("GET", "/notes", undefined, TOKENS.agent);
+    expect(denied.status).toBe(401);
+  });
+
+  it("a token is never taken from the query string", async () => {
+    const { access_token } = await agent();
+    for (const param of ["access_token", "token"]) {
+      const response = await fetchWorker(`/mcp?${param}=${encodeURIComponent(access_token)}`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(response.status).toBe(401);
+    }
+  });
+});
+
+describe("refresh tokens", () => {
+  it("rotate: the old refresh token stops working once the new one is used", async () => {
+    const first = await agent();
+    expect(first.refresh_token).toBeDefined();
+    const second = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    expect(second.refresh_token).toBeDefined();
+    expect(second.refresh_token).not.toBe(first.refresh_token);
+    expect((await tool("list_notes", {}, second.access_token)).isError).toBe(false);
+
+    // Using the new one retires the old one.
+    const third = await refresh(ORIGIN, first.client_id, second.refresh_token, send);
+    expect(third.status).toBe(200);
+    const replayed = await refresh(ORIGIN, first.client_id, first.refresh_token as string, send);
+    expect(replayed.status).toBe(400);
+    expect(((await replayed.json()) as any).error).toBe("invalid_grant");
+  });
+});
+
+describe("users reach only their own Notes", () => {
+  it("alice's tokens cannot see or change bob's Notes through any tool or API route", async () => {
+    const bobs: string[] = [];
+    for (let i = 0; i < 6; i++) bobs.push((await newNote({ token: TOKENS.bobApp, title: `Bob ${i}` })).noteId);
+    const ids = [...bobs, ...Array.from({ length: 6 }, () => uniqueNoteId("never"))];
+
+    const listed = await tool("list_notes", {}, TOKENS.agent);
+    expect(listed.data.notes.map((n: { note_id: string }) => n.note_id)).not.toEqual(expect.arrayContaining([bobs[0]]));
+
+    for (const noteId of ids) {
+      const toolCalls: [string, Record<string, unknown>][] = [
+        ["list_note_tabs", {}],
+        ["read_note_tab", { tab_id: "markdown" }],
+        ["create_note_tab", { expected_version: 2, idempotency_key: "steal", tab_type: "slides" }],
+        ["edit_note_tab", { expected_version: 2, idempotency_key: "steal-edit", tab_id: "markdown", operation: "slide_add", title: "x" }],
+        ["add_note_source", { expected_version: 2, idempotency_key: "steal-src", title: "x", url: "https://example.org" }],
+        ["list_note_attachments", { kind: "sources" }],
+      ];
+      for (const [name, args] of toolCalls) {
+        const answer = await tool(name, { note_id: noteId, ...args }, TOKENS.agent);
+        expect({ noteId, name, code: answer.data.code }).toEqual({ noteId, name, code: "note_not_found" });
+      }
+      const routes: [string, string, unknown][] = [
+        ["GET", "", undefined],
+        ["GET", "/attachments?kind=files", undefined],
+        ["PUT", "/approval", { approved: true }],
+        ["POST", "/members", { user: "alice" }],
+        ["POST", "/tabs", { tab_type: "slides" }],
+        ["PATCH", "/tabs/markdown", { position: 1 }],
+        ["DELETE", "/tabs/slides-1-x", undefined],
+        ["PUT", "/tabs/slides-1-x/slides", { slides: [] }],
+        ["PUT", "/markdown", { text: "mine" }],
+        ["POST", "/files", { name: "a", media_type: "text/plain", size_bytes: 1 }],
+      ];
+      for (const [method, path, body] of routes) {
+        const answer = await api(method, `/notes/${noteId}${path}`, body, TOKENS.app);
+        expect({ noteId, method, path, status: answer.status, code: answer.body.error?.code }).toEqual({ noteId, method, path, status: 404, code: "note_not_found" });
+      }
+    }
+    // And bob's Notes are untouched.
+    for (const noteId of bobs) {
+      const whole = await api("GET", `/notes/${noteId}`, undefined, TOKENS.bobApp);
+      expect(whole.body).toMatchObject({ version: 2, members: ["bob"], markdown: "" });
+      expect(whole.body.tabs).toHaveLength(3);
+    }
+  });
+});
