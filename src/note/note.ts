@@ -30,6 +30,18 @@ import { Checks } from "./validate.js";
 export interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */
   now: () => number;
+  /**
+   * What production must never do, for the simulations (npm run sim) to show
+   * what the three promises prevent. The Durable Object never sets it.
+   */
+  counterfactual?: Counterfactual;
+}
+
+export interface Counterfactual {
+  /** Check `expected_version` before the idempotency key (this server checks the key first). */
+  versionBeforeKey?: boolean;
+  /** Store every citation, even of a page already attached under another spelling (the in-memory store only). */
+  noUrlDedupe?: boolean;
 }
 
 /** What a write's target step decided: a change to commit, or an answer without one. */
@@ -49,6 +61,7 @@ class Rollback {
 export class Note {
   readonly #store: NoteStore;
   readonly #now: () => number;
+  readonly #counterfactual: Counterfactual;
   readonly #handlers: { [K in CommandName]: Handler<K> };
 
   constructor(
@@ -58,6 +71,7 @@ export class Note {
   ) {
     this.#store = store;
     this.#now = options.now;
+    this.#counterfactual = options.counterfactual ?? {};
     this.#handlers = {
       list_tabs: (c) => this.#listTabs(c),
       read_tab: (c, i) => this.#readTab(c, i),
@@ -214,26 +228,12 @@ export class Note {
     if (!opened.ok) return opened;
     const meta = opened.value;
 
-    const seen = this.#store.idempotency(input.idempotency_key);
-    if (seen !== null) {
-      if (seen.tool !== tool) {
-        return fail({
-          code: "idempotency_key_reused",
-          message: `The idempotency key was first used for ${seen.tool} in this Note; use a new key for a new intent.`,
-          idempotency_key: input.idempotency_key,
-          first_used_by: seen.tool,
-        });
-      }
-      return ok({ ...(JSON.parse(seen.result) as Output<K>), replayed: true });
-    }
-
-    if (input.expected_version !== meta.version) {
-      return fail({
-        code: "version_conflict",
-        message: `The Note changed: expected version ${input.expected_version}, current version ${meta.version}. Call list_note_tabs, check your target, and retry with the current version.`,
-        expected_version: input.expected_version,
-        current_version: meta.version,
-      });
+    const order = [() => this.#replay(tool, input.idempotency_key), () => versionCheck(input.expected_version, meta.version)];
+    // Only the simulations ever run the counterfactual order.
+    if (this.#counterfactual.versionBeforeKey === true) order.reverse();
+    for (const check of order) {
+      const answer = check();
+      if (answer !== null) return answer as Result<Output<K>>;
     }
 
     const applied = apply(meta);
@@ -242,6 +242,21 @@ export class Note {
     const result = { ...applied.value.change, version: this.#commit(meta), replayed: false } as Output<K>;
     this.#store.recordIdempotency({ key: input.idempotency_key, tool, result: JSON.stringify(result), created_at: this.#now() });
     return ok(result);
+  }
+
+  /** The recorded first result under this key, marked replayed; null for a key not seen. */
+  #replay(tool: string, key: string): Result<unknown> | null {
+    const seen = this.#store.idempotency(key);
+    if (seen === null) return null;
+    if (seen.tool !== tool) {
+      return fail({
+        code: "idempotency_key_reused",
+        message: `The idempotency key was first used for ${seen.tool} in this Note; use a new key for a new intent.`,
+        idempotency_key: key,
+        first_used_by: seen.tool,
+      });
+    }
+    return ok({ ...(JSON.parse(seen.result) as Record<string, unknown>), replayed: true });
   }
 
   #createTab(meta: NoteMeta, input: Pick<Input<"create_tab">, "tab_type" | "label" | "slides">): Result<Applied<CreatedTab>> {
@@ -287,7 +302,7 @@ export class Note {
     if (!parsed.ok) {
       return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: input.url, reason: parsed.reason });
     }
-    const existing = this.#store.sourceByNormalizedUrl(parsed.normalized);
+    const existing = this.#counterfactual.noUrlDedupe === true ? null : this.#store.sourceByNormalizedUrl(parsed.normalized);
     if (existing !== null) {
       // The app refuses a link that is already attached; so does the connector, without a write.
       return ok({
@@ -566,6 +581,16 @@ function validateKeyed(tool: (typeof KEYED_COMMANDS)[number], input: Commands[ty
   }
   // Paths of a lone slide's fields read ".title"; name them as the tool's own fields.
   for (const issue of checks.issues) if (issue.path.startsWith(".")) issue.path = issue.path.slice(1);
+}
+
+function versionCheck(expected: number, current: number): Result<never> | null {
+  if (expected === current) return null;
+  return fail({
+    code: "version_conflict",
+    message: `The Note changed: expected version ${expected}, current version ${current}. Call list_note_tabs, check your target, and retry with the current version.`,
+    expected_version: expected,
+    current_version: current,
+  });
 }
 
 function wrongTabType(tab: TabRow, expected: string[], message: string): NoteError {
