@@ -107,7 +107,7 @@ describe("users reach only their own Notes", () => {
   it("alice's tokens cannot see or change bob's Notes through any tool or API route", async () => {
     const bobs: string[] = [];
     for (let i = 0; i < 6; i++) bobs.push((await newNote({ token: TOKENS.bobApp, title: `Bob ${i}` })).noteId);
-    const ids = [...bobs, ...Array.from({ length: 6 }, () => uniqueNoteId("never"))];
+    const ids = [...bobs, ...Array.from({ length: 14 }, () => uniqueNoteId("never"))];
 
     const listed = await tool("list_notes", {}, TOKENS.agent);
     expect(listed.data.notes.map((n: { note_id: string }) => n.note_id)).not.toEqual(expect.arrayContaining([bobs[0]]));
