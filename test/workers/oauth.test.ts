@@ -148,5 +148,5 @@ describe("users reach only their own Notes", () => {
       expect(whole.body).toMatchObject({ version: 2, members: ["bob"], markdown: "" });
       expect(whole.body.tabs).toHaveLength(3);
     }
-  });
+  }, 60_000);
 });
