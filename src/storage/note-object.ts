@@ -21,6 +21,14 @@ import { SqliteNoteStore } from "./sqlite-note-store.js";
 const DIRECTORY_COMMANDS: ReadonlySet<CommandName> = new Set(["create_note", "set_approval", "add_member"]);
 const KEYED: ReadonlySet<CommandName> = new Set(KEYED_COMMANDS);
 
+export interface NoteStats {
+  rows_read: number;
+  rows_written: number;
+  database_bytes: number;
+  idempotency_records: number;
+  sources: number;
+}
+
 export class NoteObject extends DurableObject<Env> {
   readonly #sql: Sql;
   readonly #store: SqliteNoteStore;
@@ -48,6 +56,18 @@ export class NoteObject extends DurableObject<Env> {
     if (owesDirectory) await this.#deliverDirectoryEntries();
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
     return result;
+  }
+
+  /** The cheapest call an object can answer: the benchmark's baseline. */
+  ping(): string {
+    return "pong";
+  }
+
+  /** What this object's calls have cost since it started, and its storage now (benchmarks). */
+  stats(): NoteStats {
+    const count = (table: string) => this.#sql.first<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)?.n ?? 0;
+    const cost = { rows_read: this.#sql.rowsRead, rows_written: this.#sql.rowsWritten };
+    return { ...cost, database_bytes: this.ctx.storage.sql.databaseSize, idempotency_records: count("idempotency"), sources: count("sources") };
   }
 
   /** Prunes idempotency records past retention and retries undelivered directory entries. */

@@ -125,7 +125,7 @@ export class SqliteNoteStore implements NoteStore {
     );
   }
   pruneIdempotency(cutoff: number): number {
-    return this.sql.run(`DELETE FROM idempotency WHERE created_at < ?`, cutoff).rowsWritten;
+    return this.sql.run(`DELETE FROM idempotency WHERE created_at < ?`, cutoff);
   }
   oldestIdempotency(): number | null {
     return this.sql.first<{ t: number | null }>(`SELECT MIN(created_at) AS t FROM idempotency`)?.t ?? null;
@@ -138,27 +138,32 @@ export class SqliteNoteStore implements NoteStore {
     );
   }
   insertSource(source: NewSource): number {
-    return this.sql
-      .run(
+    return this.#inserted(
+      this.sql.first<{ seq: number }>(
         `INSERT INTO sources (title, url, normalized_url, description, added_at) VALUES (?, ?, ?, ?, ?) RETURNING seq`,
         source.title,
         source.url,
         source.normalized_url,
         source.description,
         source.added_at,
-      )
-      .one().seq as number;
+      ),
+    );
   }
   insertFile(file: NewFile): number {
-    return this.sql
-      .run(
+    return this.#inserted(
+      this.sql.first<{ seq: number }>(
         `INSERT INTO files (name, media_type, size_bytes, added_at) VALUES (?, ?, ?, ?) RETURNING seq`,
         file.name,
         file.media_type,
         file.size_bytes,
         file.added_at,
-      )
-      .one().seq as number;
+      ),
+    );
+  }
+
+  #inserted(row: { seq: number } | null): number {
+    if (row === null) throw new Error("INSERT … RETURNING seq returned no row");
+    return row.seq;
   }
 
   attachments(kind: "sources", after: number, limit: number): SourceRow[];

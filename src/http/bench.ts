@@ -1,0 +1,21 @@
+/**
+ * Routes for `npm run bench` only, mounted when BENCH_ROUTES is "true" (the
+ * benchmark passes it to wrangler dev; no deployment sets it): the baseline,
+ * one trivial call to a Durable Object, and an object's cost counters.
+ */
+import { Hono } from "hono";
+import type { Env } from "../env.js";
+
+export const bench = new Hono<{ Bindings: Env }>();
+
+bench.use("*", async (c, next) => {
+  if (c.env.BENCH_ROUTES !== "true") return c.json({ error: { code: "not_found", message: "No such route" } }, 404);
+  await next();
+});
+
+bench.get("/baseline", async (c) => {
+  await c.env.NOTES.get(c.env.NOTES.idFromName("bench-baseline")).ping();
+  return c.text("ok");
+});
+
+bench.get("/stats/:note", async (c) => c.json(await c.env.NOTES.get(c.env.NOTES.idFromName(c.req.param("note"))).stats()));
