@@ -55,5 +55,6 @@ describe("benchmark routes", () => {
   it("are not served unless the benchmark turns them on", async () => {
     expect((await fetchWorker("/bench/baseline")).status).toBe(404);
     expect((await fetchWorker("/bench/stats/x")).status).toBe(404);
+    expect((await fetchWorker("/bench/seed-sources/x?count=5", { method: "POST" })).status).toBe(404);
   });
 });
