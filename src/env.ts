@@ -20,7 +20,7 @@ interface ConnectorEnv {
   /** The user name the local sign-in page suggests. */
   LOCAL_USER?: string;
   /** "true" mounts the benchmark's routes (/bench/*); only `npm run bench` sets it. */
-  BENCH_ROUTES?: string;
+  BENCH_ROUTES?: string | boolean;
   /** Comma-separated origins allowed to call /mcp from a browser. */
   ALLOWED_ORIGINS?: string;
 }

@@ -5,9 +5,15 @@
  * Each token is bound to one of them (its audience), so an agent's token never
  * reaches the app's API and the other way round.
  */
-import { OAuthAuthorizationServer, OAuthResourceServer, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import {
+  OAuthAuthorizationServer,
+  OAuthResourceServer,
+  type OAuthResourceContext,
+  type ValidatedAccessToken,
+} from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.js";
 import { SCOPES } from "./scopes.js";
+import { TokenCache } from "./token-cache.js";
 
 /** What a grant stores for the routes: the user the token acts for. */
 export interface AuthProps {
@@ -23,6 +29,7 @@ export interface ResourceHandler {
 
 export interface OAuthSetup {
   issuer: string;
+  tokens: TokenCache<ValidatedAccessToken<AuthProps>>;
   server: OAuthAuthorizationServer<Env>;
   mcp: OAuthResourceServer<Env, AuthProps>;
   api: OAuthResourceServer<Env, AuthProps>;
@@ -43,6 +50,9 @@ export const API_PATH = "/api/v1";
  * lets the person untick write; a read-only token still steps up by 403.
  */
 const MCP_REQUIRED = [SCOPES.read, SCOPES.write] as const;
+
+/** How long an isolate trusts a token it validated: the most a revocation elsewhere can lag. */
+const TOKEN_CACHE_MS = 10_000;
 
 const setups = new Map<string, OAuthSetup>();
 
@@ -69,9 +79,12 @@ export function oauthFor(env: Env, request: Request, handlers: { mcp: ResourceHa
     clientIdMetadataDocumentEnabled: true,
     ...(Number.isInteger(ttl) && ttl > 0 ? { accessTokenTTL: ttl } : {}),
   });
-  const validateToken = (e: Env) => (resource: string, token: string) => server.validateToken<AuthProps>(resource, token, e);
+  const tokens = new TokenCache<ValidatedAccessToken<AuthProps>>(TOKEN_CACHE_MS);
+  const validateToken = (e: Env) => (resource: string, token: string) =>
+    tokens.validate(resource, token, () => server.validateToken<AuthProps>(resource, token, e));
   const setup: OAuthSetup = {
     issuer,
+    tokens,
     server,
     mcp: new OAuthResourceServer<Env, AuthProps>({
       resourceMetadata: {

@@ -54,6 +54,14 @@ app.get("/", (c) => {
   return c.json({ name: SERVER_INFO.title, version: SERVER_INFO.version, mcp: `${origin}/mcp`, api: `${origin}/api/v1` });
 });
 
+// A revocation (RFC 7009: a token and no grant type) also drops the token from this isolate's cache.
+app.post("/oauth/token", async (c, next) => {
+  const form = await c.req.raw.clone().formData().catch(() => null);
+  const token = form?.get("token");
+  if (typeof token === "string" && !form?.has("grant_type")) c.get("oauth").tokens.forgetToken(token);
+  await next();
+});
+
 // Discovery, registration, token, revocation: the authorization server's own endpoints.
 app.all("*", (c) => c.get("oauth").server.fetch(c.req.raw, c.env, executionContext(c)));
 

@@ -64,6 +64,8 @@ authorize.post("/", (c) =>
       scope.length === 0
         ? authorizationErrorRedirect(approved.request, "access_denied", "No scope was approved")
         : (await helpers.completeAuthorization({ request: approved.request, userId: user, metadata: {}, scope, props: { user } })).redirectTo;
+    // A new grant revokes the user's earlier grants for this client and resource: stop trusting their cached tokens.
+    if (scope.length > 0) oauth.tokens.forgetUser(user);
     approved.headers.set("Location", redirectTo);
     return new Response(null, { status: 302, headers: approved.headers });
   }),

@@ -10,7 +10,8 @@ import type { Env } from "../env.js";
 export const bench = new Hono<{ Bindings: Env }>();
 
 bench.use("*", async (c, next) => {
-  if (c.env.BENCH_ROUTES !== "true") return c.json({ error: { code: "not_found", message: "No such route" } }, 404);
+  // `--var BENCH_ROUTES:true` arrives as a boolean, a [vars] entry as a string.
+  if (String(c.env.BENCH_ROUTES) !== "true") return c.json({ error: { code: "not_found", message: "No such route" } }, 404);
   await next();
 });
 
