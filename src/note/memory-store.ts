@@ -1,7 +1,8 @@
 /**
  * An in-memory `NoteStore` for unit tests and the simulations. A transaction
- * works on a copy and swaps it in only when the operation returns, so a
- * thrown failure leaves the Note untouched, as SQLite's rollback does.
+ * keeps an undo journal of what it changed and plays it back if the
+ * operation throws, so a failure leaves the Note untouched, as SQLite's
+ * rollback does.
  */
 import type { AttachmentKind } from "./cursor.js";
 import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "./store.js";
@@ -30,27 +31,37 @@ export class MemoryNoteStore implements NoteStore {
     sourcesByUrl: new Map(),
     files: [],
   };
-  #inTransaction = false;
+  /** Undo steps of the running transaction, newest last. */
+  #undo: (() => void)[] | null = null;
 
   transaction<T>(fn: () => T): T {
-    if (this.#inTransaction) return fn();
-    const saved = this.#state;
-    this.#state = copy(saved);
-    this.#inTransaction = true;
+    if (this.#undo !== null) return fn();
+    this.#undo = [];
     try {
       return fn();
     } catch (error) {
-      this.#state = saved;
+      const undo = this.#undo;
+      for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
       throw error;
     } finally {
-      this.#inTransaction = false;
+      this.#undo = null;
     }
+  }
+
+  /** Remembers how to restore `key` of `map` if the transaction fails. */
+  #save<K, V>(map: Map<K, V>, key: K): void {
+    if (this.#undo === null) return;
+    const had = map.has(key);
+    const old = map.get(key);
+    this.#undo.push(() => (had ? map.set(key, old as V) : map.delete(key)));
   }
 
   readMeta(): NoteMeta | null {
     return this.#state.meta === null ? null : { ...this.#state.meta };
   }
   writeMeta(meta: NoteMeta): void {
+    const old = this.#state.meta;
+    this.#undo?.push(() => (this.#state.meta = old));
     this.#state.meta = { ...meta };
   }
 
@@ -58,6 +69,7 @@ export class MemoryNoteStore implements NoteStore {
     return this.#state.members.has(user);
   }
   addMember(user: string, role: "owner" | "editor"): void {
+    this.#save(this.#state.members, user);
     this.#state.members.set(user, role);
   }
   members(): string[] {
@@ -73,12 +85,16 @@ export class MemoryNoteStore implements NoteStore {
   }
   insertTab(tab: TabRow): void {
     if (this.#state.tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
+    this.#save(this.#state.tabs, tab.id);
     this.#state.tabs.set(tab.id, { ...tab });
   }
   updateTab(tab: TabRow): void {
+    this.#save(this.#state.tabs, tab.id);
     this.#state.tabs.set(tab.id, { ...tab });
   }
   deleteTab(id: string): void {
+    this.#save(this.#state.tabs, id);
+    this.#save(this.#state.slides, id);
     this.#state.tabs.delete(id);
     this.#state.slides.delete(id);
   }
@@ -89,9 +105,11 @@ export class MemoryNoteStore implements NoteStore {
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
     const deck = this.#state.slides.get(tabId) ?? [];
     if (deck.length !== first) throw new Error(`tab ${tabId} has ${deck.length} slides, not ${first}`);
+    this.#save(this.#state.slides, tabId);
     this.#state.slides.set(tabId, [...deck, ...slides.map((s) => ({ ...s }))]);
   }
   replaceSlides(tabId: string, slides: readonly Slide[]): void {
+    this.#save(this.#state.slides, tabId);
     this.#state.slides.set(tabId, slides.map((s) => ({ ...s })));
   }
 
@@ -99,6 +117,8 @@ export class MemoryNoteStore implements NoteStore {
     return this.#state.markdown;
   }
   writeMarkdown(text: string): void {
+    const old = this.#state.markdown;
+    this.#undo?.push(() => (this.#state.markdown = old));
     this.#state.markdown = text;
   }
 
@@ -106,12 +126,14 @@ export class MemoryNoteStore implements NoteStore {
     return this.#state.keys.get(key) ?? null;
   }
   recordIdempotency(record: IdempotencyRecord): void {
+    this.#save(this.#state.keys, record.key);
     this.#state.keys.set(record.key, { ...record });
   }
   pruneIdempotency(cutoff: number): number {
     let pruned = 0;
     for (const [key, record] of this.#state.keys) {
       if (record.created_at < cutoff) {
+        this.#save(this.#state.keys, key);
         this.#state.keys.delete(key);
         pruned += 1;
       }
@@ -129,12 +151,15 @@ export class MemoryNoteStore implements NoteStore {
   }
   insertSource(source: NewSource): number {
     const row = { ...source, seq: this.#state.sources.length + 1 };
+    this.#save(this.#state.sourcesByUrl, row.normalized_url);
+    this.#undo?.push(() => this.#state.sources.pop());
     this.#state.sources.push(row);
     this.#state.sourcesByUrl.set(row.normalized_url, row);
     return row.seq;
   }
   insertFile(file: NewFile): number {
     const row = { ...file, seq: this.#state.files.length + 1 };
+    this.#undo?.push(() => this.#state.files.pop());
     this.#state.files.push(row);
     return row.seq;
   }
@@ -146,19 +171,4 @@ export class MemoryNoteStore implements NoteStore {
     if (kind === "sources") return this.#state.sources.slice(after, after + limit).map((r) => ({ ...r }));
     return this.#state.files.slice(after, after + limit).map((r) => ({ ...r }));
   }
-}
-
-/** A copy deep enough that a rolled-back transaction cannot have touched the original. */
-function copy(state: State): State {
-  return {
-    meta: state.meta === null ? null : { ...state.meta },
-    members: new Map(state.members),
-    tabs: new Map(state.tabs),
-    slides: new Map(state.slides),
-    markdown: state.markdown,
-    keys: new Map(state.keys),
-    sources: [...state.sources],
-    sourcesByUrl: new Map(state.sourcesByUrl),
-    files: [...state.files],
-  };
 }

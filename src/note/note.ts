@@ -167,8 +167,8 @@ export class Note {
     if (!found.ok) return found;
     const tab = found.value;
     const base = { note_id: this.id, version: opened.value.version, tab: summary(tab) };
-    if (tab.type === "slides") return ok({ ...base, slides: numbered(this.#store.slides(tab.id)) });
-    if (tab.type === "markdown") return ok({ ...base, text: this.#store.markdown() });
+    if (tab.type === "slides") return ok(Object.assign(base, { slides: numbered(this.#store.slides(tab.id)) }));
+    if (tab.type === "markdown") return ok(Object.assign(base, { text: this.#store.markdown() }));
     const hint = tab.type === "sheet" ? "Sheet content is edited by the person in the app." : "Use list_note_attachments for its items.";
     return fail(wrongTabType(tab, ["slides", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides and markdown tabs. ${hint}`));
   }
@@ -239,7 +239,7 @@ export class Note {
     const applied = apply(meta);
     if (!applied.ok) return applied;
     if (!applied.value.commit) return ok(applied.value.answer);
-    const result = { ...applied.value.change, version: this.#commit(meta), replayed: false } as Output<K>;
+    const result = Object.assign({}, applied.value.change, { version: this.#commit(meta), replayed: false }) as Output<K>;
     this.#store.recordIdempotency({ key: input.idempotency_key, tool, result: JSON.stringify(result), created_at: this.#now() });
     return ok(result);
   }
@@ -256,7 +256,7 @@ export class Note {
         first_used_by: seen.tool,
       });
     }
-    return ok({ ...(JSON.parse(seen.result) as Record<string, unknown>), replayed: true });
+    return ok(Object.assign(JSON.parse(seen.result) as Record<string, unknown>, { replayed: true }));
   }
 
   #createTab(meta: NoteMeta, input: Pick<Input<"create_tab">, "tab_type" | "label" | "slides">): Result<Applied<CreatedTab>> {
@@ -424,7 +424,7 @@ export class Note {
     const applied = apply(meta);
     if (!applied.ok) return applied;
     if (applied.value === "unchanged") return ok({ note_id: this.id, version: meta.version });
-    return ok({ ...applied.value, note_id: this.id, version: this.#commit(meta) });
+    return ok(Object.assign({}, applied.value, { note_id: this.id, version: this.#commit(meta) }));
   }
 
   #setApproval(meta: NoteMeta, approved: boolean): Result<"unchanged" | Partial<Changed>> {
@@ -598,8 +598,9 @@ function wrongTabType(tab: TabRow, expected: string[], message: string): NoteErr
 }
 
 function summary(tab: TabRow): TabSummary {
-  const base = { id: tab.id, type: tab.type, label: tab.label, position: tab.position };
-  return tab.type === "slides" ? { ...base, slide_count: tab.slide_count } : base;
+  return tab.type === "slides"
+    ? { id: tab.id, type: tab.type, label: tab.label, position: tab.position, slide_count: tab.slide_count }
+    : { id: tab.id, type: tab.type, label: tab.label, position: tab.position };
 }
 
 function numbered(slides: Slide[]): SlideOutput[] {

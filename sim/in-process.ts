@@ -1,0 +1,82 @@
+/**
+ * The in-process answer to a script's steps: the domain itself. Each agent
+ * step runs the tool's Note operation (the command `src/mcp/tools.ts` wires
+ * it to) with the note ID taken off, as the MCP server does; each person's
+ * step runs the app's operation. The Note validates every argument itself, so
+ * skipping the zod edge here changes no answer (experiment 5 still parses
+ * every request it counts, and `--live` goes through the edge).
+ */
+import type { Caller, CommandName, Input } from "../src/note/commands.js";
+import { MemoryNoteStore } from "../src/note/memory-store.js";
+import { Note, type Counterfactual } from "../src/note/note.js";
+import type { Result } from "../src/note/result.js";
+import { TOOLS_BY_NAME } from "../src/mcp/tools.js";
+import { IN_PROCESS_TAG, type AgentTool, type PersonAction, type Reply, type Script, type Step, type Unit } from "./script.js";
+
+export const USER = "alice";
+export const AGENT: Caller = { user: USER, channel: "connector" };
+export const APP: Caller = { user: USER, channel: "app" };
+
+/** The simulated clock starts here (Monday 5 January 2026, 09:00 UTC) and ticks 1 ms per step. */
+export const EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
+
+const COMMANDS: ReadonlyMap<AgentTool, CommandName> = new Map(
+  (["list_note_tabs", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"] as const).map((tool) => {
+    const command = TOOLS_BY_NAME.get(tool)?.command;
+    if (command === undefined || command === null) throw new Error(`the tool ${tool} runs no Note operation`);
+    return [tool, command];
+  }),
+);
+
+/** Notes by ID, all in memory, all with the same (possibly counterfactual) rules. */
+export class World {
+  readonly #notes = new Map<string, Note>();
+  readonly #counterfactual: Counterfactual | undefined;
+  #clock = EPOCH_MS;
+
+  constructor(counterfactual?: Counterfactual) {
+    this.#counterfactual = counterfactual;
+  }
+
+  /** Runs a script to its end and returns what it returns. */
+  run<T>(script: Script<T>): T {
+    let next = script.next();
+    while (next.done !== true) next = script.next(this.answer(next.value));
+    return next.value;
+  }
+
+  answer(step: Step): Reply {
+    this.#clock += 1;
+    if (step.kind === "person") return this.#person(step.action);
+    const { note_id, ...input } = step.args as { note_id: string } & Record<string, unknown>;
+    const command = COMMANDS.get(step.tool);
+    if (command === undefined) throw new Error(`no command for ${step.tool}`);
+    return this.#note(note_id).execute(AGENT, command, input as Input<typeof command>) as Reply;
+  }
+
+  #person(action: PersonAction): Reply {
+    const note = this.#note(action.note_id);
+    const result: Result<unknown> =
+      action.op === "create_note"
+        ? note.execute(APP, "create_note", { title: action.title })
+        : action.op === "approve"
+          ? note.execute(APP, "set_approval", { approved: true })
+          : note.execute(APP, "set_markdown", { text: action.text });
+    return result as Reply;
+  }
+
+  /** The Note with this ID; like `idFromName`, any ID names one (empty until created). */
+  #note(noteId: string): Note {
+    let note = this.#notes.get(noteId);
+    if (note === undefined) {
+      note = new Note(noteId, new MemoryNoteStore(), { now: () => this.#clock, counterfactual: this.#counterfactual });
+      this.#notes.set(noteId, note);
+    }
+    return note;
+  }
+}
+
+/** Runs one unit in a world of its own. */
+export function runInProcess<R>(unit: Unit<R>, tag: string = IN_PROCESS_TAG): R {
+  return new World(unit.counterfactual).run(unit.script(tag));
+}

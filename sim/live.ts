@@ -1,0 +1,173 @@
+/**
+ * `npm run sim -- --live URL`: experiments 3, 4 and 5 sent through a running
+ * connector. The agent's steps go through the official MCP client (Streamable
+ * HTTP, a bearer token from the local sign-in); the person's steps go through
+ * the person's API. The scripts are the in-process ones, drawing the same
+ * random events in the same order, so the figures must agree with an
+ * in-process run at the same seed and trials. A lost response is an answer
+ * the client received and discarded. Units needing a counterfactual (version
+ * before key, no URL dedupe) run in process: no server does that.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { signIn } from "../scripts/lib/sign-in.js";
+import { assemble, collect, jobsOf, makePlan, runJob, type ExperimentNumber, type Ran, type Results } from "./experiments.js";
+import type { HandlesTally } from "./handles.js";
+import { runInProcess, USER } from "./in-process.js";
+import type { PersonAction, Reply, Script, Step, ToolError, Unit } from "./script.js";
+import type { Settings } from "./settings.js";
+
+export interface LiveOptions {
+  /** The connector's origin, e.g. http://127.0.0.1:8787. */
+  origin: string;
+  settings: Settings;
+  only: ReadonlySet<ExperimentNumber>;
+  /** Units in flight at once (each unit uses its own Notes). */
+  concurrency?: number;
+  /** Progress lines. */
+  log?: (line: string) => void;
+  /** The eight-character tag in this run's Note IDs; random by default, so a run never meets an earlier one's Notes. */
+  tag?: string;
+}
+
+/** Runs the chosen experiments: 3, 4 and 5 against the server, 1 and 2 (and the counterfactual units) in process. */
+export async function runLive(options: LiveOptions): Promise<Results> {
+  const { origin, settings, only, concurrency = 8, log = () => {} } = options;
+  const tag = options.tag ?? randomTag();
+  log(`live: signing in as ${USER} at ${origin}`);
+  const [agentTokens, appTokens] = await Promise.all([
+    signIn({ origin, user: USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" }),
+    signIn({ origin, user: USER, scopes: ["osfoundry:app"], resource: "api" }),
+  ]).catch((error: unknown) => {
+    const why = error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error);
+    throw new LiveSetupError(`could not sign in at ${origin}: ${why}. Is the connector running there (npm start)?`, { cause: error });
+  });
+  const client = new Client({ name: "notes-connector-sim", version: "0.1.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${agentTokens.access_token}` } } }));
+  const world = new LiveWorld(origin, client, appTokens.access_token);
+  try {
+    const plan = makePlan(settings, only);
+    const jobs = jobsOf(plan);
+    const outputs: (HandlesTally | Ran<unknown>)[] = new Array(jobs.length);
+    const live: number[] = [];
+    jobs.forEach((job, i) => {
+      if (job.experiment === "handles") {
+        outputs[i] = runJob(plan, job);
+        return;
+      }
+      const unit = plan[job.experiment]?.units[job.index] as Unit<unknown> | undefined;
+      if (unit === undefined) throw new Error(`no unit ${job.index} of ${job.experiment}`);
+      if (unit.counterfactual !== undefined) outputs[i] = { figures: runInProcess(unit), source: "in process (counterfactual)" };
+      else live.push(i);
+    });
+    log(`live: ${live.length} units through ${origin}/mcp, ${concurrency} at a time (Note IDs tagged ${tag})`);
+    const started = Date.now();
+    let done = 0;
+    await pool(live, concurrency, async (i) => {
+      const job = jobs[i];
+      const unit = job === undefined || job.experiment === "handles" ? undefined : (plan[job.experiment]?.units[job.index] as Unit<unknown> | undefined);
+      if (unit === undefined) throw new Error(`no unit for job ${i}`);
+      outputs[i] = { figures: await world.run(unit.script(tag)), source: "live" };
+      done += 1;
+      if (done % 100 === 0 || done === live.length) log(`live: ${done}/${live.length} units, ${world.calls} tool calls, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    });
+    return assemble(plan, collect(jobs, outputs));
+  } finally {
+    await client.close();
+  }
+}
+
+/** The connector could not be reached or signed in to: a message for the person, not a stack. */
+export class LiveSetupError extends Error {
+  override name = "LiveSetupError";
+}
+
+/** The steps of scripts answered by a running connector. */
+class LiveWorld {
+  calls = 0;
+
+  constructor(
+    readonly origin: string,
+    readonly client: Client,
+    readonly appToken: string,
+  ) {}
+
+  async run<T>(script: Script<T>): Promise<T> {
+    let next = script.next();
+    while (next.done !== true) next = script.next(await this.answer(next.value));
+    return next.value;
+  }
+
+  async answer(step: Step): Promise<Reply> {
+    if (step.kind === "person") return this.#person(step.action);
+    this.calls += 1;
+    const result = await this.client.callTool({ name: step.tool, arguments: step.args });
+    if (result.isError === true) return { ok: false, error: toolError(result.content) };
+    if (result.structuredContent === undefined) throw new Error(`${step.tool} answered without structuredContent`);
+    return { ok: true, value: result.structuredContent };
+  }
+
+  async #person(action: PersonAction): Promise<Reply> {
+    const id = encodeURIComponent(action.note_id);
+    switch (action.op) {
+      case "create_note":
+        return this.#api("POST", "/notes", { note_id: action.note_id, title: action.title });
+      case "approve":
+        return this.#api("PUT", `/notes/${id}/approval`, { approved: true });
+      case "save_markdown":
+        return this.#api("PUT", `/notes/${id}/markdown`, { text: action.text });
+    }
+  }
+
+  async #api(method: string, path: string, body: unknown): Promise<Reply> {
+    const response = await fetch(`${this.origin}/api/v1${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${this.appToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`${method} /api/v1${path}: HTTP ${response.status}, not JSON: ${text.slice(0, 200)}`);
+    }
+    if (response.ok) return { ok: true, value: parsed };
+    const error = (parsed as { error?: ToolError }).error;
+    if (error === undefined) throw new Error(`${method} /api/v1${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
+    return { ok: false, error };
+  }
+}
+
+/** The `{error}` of an `isError` tool result's JSON text. */
+function toolError(content: unknown): ToolError {
+  const first = Array.isArray(content) ? (content[0] as { type?: unknown; text?: unknown } | undefined) : undefined;
+  if (first?.type === "text" && typeof first.text === "string") {
+    try {
+      const parsed = JSON.parse(first.text) as { error?: ToolError };
+      if (parsed.error !== undefined && typeof parsed.error.code === "string") return parsed.error;
+    } catch {
+      // Not our JSON: reported below.
+    }
+  }
+  return { code: "unparsed_error", message: JSON.stringify(content).slice(0, 300) };
+}
+
+/** Runs `work` on every item with at most `limit` in flight; rejects on the first failure. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+/** Eight random lower-case letters and digits. */
+function randomTag(): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => alphabet[b % alphabet.length]).join("");
+}

@@ -1,0 +1,334 @@
+/**
+ * Experiment 5 (SPEC §9): a 12-slide deck as one create_note_tab with an
+ * outline, or as an empty create plus 12 slide_add calls: writes, request
+ * bytes (the JSON-RPC bodies, each parsed by the tool's real input schema
+ * first), and version conflicts while a person keeps saving the Note. Also:
+ * the calls it takes to list 120 sources.
+ */
+import { inputs } from "../src/mcp/schemas.js";
+import { LIMITS } from "../src/note/limits.js";
+import { stream } from "./random.js";
+import { agent, expectOk, noteIdFor, person, setUpNote, type AgentTool, type Answer, type Reply, type Script, type Step, type Source, type ToolArgs, type ToolOutputs, type Unit } from "./script.js";
+import { scaled, seedOf, type Settings } from "./settings.js";
+import { count, decimal, markdownTable, percent } from "./table.js";
+import type { Section } from "./report.js";
+
+export const STRATEGIES = ["outline", "slide-by-slide"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+/** The deck every simulated agent writes: twelve slides with a title and a short body. */
+export const DECK: readonly { title: string; body: string }[] = [
+  { title: "Launch plan", body: "What ships, when, and who carries it." },
+  { title: "Goals", body: "- 500 teams in the first month\n- Under 2% churn" },
+  { title: "Audience", body: "Teams that already write their plans in Notes." },
+  { title: "What ships", body: "Connector GA, templates, the Sources tab." },
+  { title: "Timeline", body: "Beta in week 1, GA in week 4." },
+  { title: "Pricing", body: "Included in every paid plan." },
+  { title: "Channels", body: "Blog, changelog, in-app tour, partner newsletters." },
+  { title: "Launch-day checklist", body: "Status page, on-call, support macros." },
+  { title: "Risks", body: "Load on day one; unclear upgrade path." },
+  { title: "Metrics", body: "Activation, weekly active Notes, decks created by agents." },
+  { title: "Owners", body: "PM: Ana, Eng: Bo, Marketing: Cy" },
+  { title: "Next steps", body: "Sign-off by Friday." },
+];
+
+export interface OutlineConfig {
+  seed: number;
+  decks: number;
+  /** Seconds between the agent's read (or previous answer) and its write. */
+  thinkSeconds: number;
+  /** The person's saves per second anywhere in the Note (once a minute). */
+  savesPerSecond: number;
+  /** The listing part: sources in the Note, and the page size. */
+  sources: number;
+  pageSize: number;
+}
+
+export function outlineConfig(settings: Settings): OutlineConfig {
+  return { seed: seedOf(settings), decks: scaled(2000, settings), thinkSeconds: 4, savesPerSecond: 1 / 60, sources: 120, pageSize: LIMITS.pageSize };
+}
+
+export interface DeckFigures {
+  strategy: Strategy;
+  deck: number;
+  /** Writes the deck needs when nothing conflicts. */
+  writes: number;
+  /** Request bytes of those writes (first tries only). */
+  write_bytes: number;
+  /** Every tools/call sent for the deck: the first list, every write try, every re-read. */
+  calls: number;
+  /** Request bytes of all of them. */
+  bytes: number;
+  conflicts: number;
+  /** The person's saves while the agent was writing this deck. */
+  person_saves: number;
+  /** Slides in the deck at the end, as its last answer said. */
+  slides: number;
+}
+
+export interface ListingFigures {
+  sources: number;
+  page_size: number;
+  calls: number;
+  items_per_call: number[];
+  bytes: number;
+}
+
+/** A deck's unit or the listing's unit. */
+export type OutlineFigures = { kind: "deck"; figures: DeckFigures } | { kind: "listing"; figures: ListingFigures };
+
+export function outlineUnits(config: OutlineConfig): Unit<OutlineFigures>[] {
+  const units: Unit<OutlineFigures>[] = [];
+  for (const strategy of STRATEGIES) {
+    for (let deck = 0; deck < config.decks; deck++) {
+      units.push({ script: (tag) => wrapDeck(writeDeck(config, strategy, deck, tag)) });
+    }
+  }
+  units.push({ script: (tag) => wrapListing(listSources(config, tag)) });
+  return units;
+}
+
+function* wrapDeck(script: Script<DeckFigures>): Script<OutlineFigures> {
+  return { kind: "deck", figures: yield* script };
+}
+
+function* wrapListing(script: Script<ListingFigures>): Script<OutlineFigures> {
+  return { kind: "listing", figures: yield* script };
+}
+
+/**
+ * The JSON-RPC body of a tools/call, after the tool's input schema accepted
+ * the arguments; its size in bytes (UTF-8). `id` is the call's number within
+ * its unit, counted from 1.
+ */
+export function requestBytes<N extends AgentTool>(id: number, name: N, args: ToolArgs<N>): number {
+  inputs[name].parse(args);
+  return utf8Length(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
+}
+
+/** A counter of the unit's calls and their request bytes. */
+class Meter {
+  calls = 0;
+  bytes = 0;
+
+  *call<N extends AgentTool>(name: N, args: ToolArgs<N>): Generator<Step, Answer<ToolOutputs[N]>, Reply> {
+    this.calls += 1;
+    this.bytes += requestBytes(this.calls, name, args);
+    return yield* agent(name, args);
+  }
+}
+
+/**
+ * One deck in its own Note. Before each write try, the person saves the Note
+ * a Poisson(4 s × 1/60 s) number of times (the saves in the 4 s between the
+ * agent's read and its write); any save makes that try a version conflict,
+ * and the agent re-reads with list_note_tabs and tries again, same key, new
+ * version, after another 4 s. Write w's tries draw from (seed, deck, w), the
+ * same for both strategies.
+ */
+function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag: string): Script<DeckFigures> {
+  const noteId = noteIdFor(5, tag, `${strategy}-${String(deck).padStart(4, "0")}`);
+  yield* setUpNote(noteId, `Experiment 5: deck ${deck}`);
+  const meter = new Meter();
+  const figures: DeckFigures = { strategy, deck, writes: 0, write_bytes: 0, calls: 0, bytes: 0, conflicts: 0, person_saves: 0, slides: 0 };
+  let version = expectOk(yield* meter.call("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
+  const lambda = config.thinkSeconds * config.savesPerSecond;
+  let tabId = "";
+
+  const writes = strategy === "outline" ? 1 : 1 + DECK.length;
+  for (let w = 0; w < writes; w++) {
+    const tries = stream(config.seed, 5, deck, w);
+    const key = `deck-${deck}-write-${w}`;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 1000) throw new Error(`write ${w} of deck ${deck} did not settle in 1,000 tries`);
+      const saves = tries.poisson(lambda);
+      for (let s = 0; s < saves; s++) {
+        figures.person_saves += 1;
+        expectOk(yield* person({ op: "save_markdown", note_id: noteId, text: `Saved by the person, save ${figures.person_saves}` }), "save_markdown");
+      }
+      const before = meter.bytes;
+      let answer: Answer<{ version: number; slide_count: number; tab_id: string }>;
+      if (w === 0) {
+        const args: ToolArgs<"create_note_tab"> = { note_id: noteId, expected_version: version, idempotency_key: key, tab_type: "slides", label: "Launch plan" };
+        if (strategy === "outline") args.slides = DECK.map((s) => ({ ...s }));
+        answer = yield* meter.call("create_note_tab", args);
+      } else {
+        const slide = DECK[w - 1];
+        if (slide === undefined) throw new Error(`no slide ${w}`);
+        answer = yield* meter.call("edit_note_tab", {
+          note_id: noteId,
+          expected_version: version,
+          idempotency_key: key,
+          tab_id: tabId,
+          operation: "slide_add",
+          title: slide.title,
+          body: slide.body,
+        });
+      }
+      if (attempt === 0) {
+        figures.writes += 1;
+        figures.write_bytes += meter.bytes - before;
+      }
+      if (answer.ok) {
+        version = answer.value.version;
+        tabId = answer.value.tab_id;
+        figures.slides = answer.value.slide_count;
+        break;
+      }
+      if (answer.error.code !== "version_conflict") throw new Error(`write ${w}: unexpected ${answer.error.code}: ${answer.error.message}`);
+      figures.conflicts += 1;
+      version = expectOk(yield* meter.call("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
+    }
+  }
+  if (figures.slides !== DECK.length) throw new Error(`deck ${deck} ended with ${figures.slides} slides, not ${DECK.length}`);
+  figures.calls = meter.calls;
+  figures.bytes = meter.bytes;
+  return figures;
+}
+
+/** A Note with `sources` sources (cited by the agent), then listed from the start at the largest page size. */
+function* listSources(config: OutlineConfig, tag: string): Script<ListingFigures> {
+  const noteId = noteIdFor(5, tag, "listing");
+  yield* setUpNote(noteId, "Experiment 5: 120 sources");
+  let version = expectOk(yield* agent("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
+  for (let i = 1; i <= config.sources; i++) {
+    const added = expectOk(
+      yield* agent("add_note_source", { note_id: noteId, expected_version: version, idempotency_key: `source-${i}`, title: `Source ${i}`, url: `https://example.org/sources/${i}` }),
+      "add_note_source",
+    );
+    version = added.version;
+  }
+  const meter = new Meter();
+  const perCall: number[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const args: ToolArgs<"list_note_attachments"> = { note_id: noteId, kind: "sources", limit: config.pageSize };
+    if (cursor !== undefined) args.cursor = cursor;
+    const page = expectOk(yield* meter.call("list_note_attachments", args), "list_note_attachments");
+    perCall.push(page.items.length);
+    if (page.next_cursor === null) break;
+    cursor = page.next_cursor;
+  }
+  return { sources: config.sources, page_size: config.pageSize, calls: meter.calls, items_per_call: perCall, bytes: meter.bytes };
+}
+
+export interface OutlineRow {
+  strategy: Strategy;
+  source: Source;
+  decks: number;
+  writes_per_deck: number;
+  request_bytes_per_deck: number;
+  conflicts: number;
+  conflicts_per_deck: number;
+  decks_with_conflict: number;
+  expected_conflicts_per_deck: number;
+  calls_per_deck: number;
+  all_request_bytes_per_deck: number;
+  person_saves: number;
+}
+
+export interface OutlineResult {
+  config: OutlineConfig;
+  rows: OutlineRow[];
+  listing: ListingFigures & { source: Source };
+}
+
+export function outlineResult(config: OutlineConfig, units: readonly { figures: OutlineFigures; source: Source }[]): OutlineResult {
+  const decks = units.flatMap((u) => (u.figures.kind === "deck" ? [{ figures: u.figures.figures, source: u.source }] : []));
+  const listing = units.flatMap((u) => (u.figures.kind === "listing" ? [{ ...u.figures.figures, source: u.source }] : []))[0];
+  if (listing === undefined) throw new Error("the listing unit did not run");
+  // A try conflicts when at least one save falls in its window: p = 1 − e^−λ; tries per write are geometric, so conflicts per write = p / (1 − p) = e^λ − 1.
+  const lambda = config.thinkSeconds * config.savesPerSecond;
+  const conflictsPerWrite = Math.exp(lambda) - 1;
+  const rows = STRATEGIES.map((strategy): OutlineRow => {
+    const mine = decks.filter((d) => d.figures.strategy === strategy);
+    const n = mine.length;
+    const total = (pick: (f: DeckFigures) => number): number => mine.reduce((a, d) => a + pick(d.figures), 0);
+    const first = mine[0]?.figures;
+    return {
+      strategy,
+      source: mine[0]?.source ?? "in process",
+      decks: n,
+      writes_per_deck: first?.writes ?? 0,
+      request_bytes_per_deck: n === 0 ? 0 : total((f) => f.write_bytes) / n,
+      conflicts: total((f) => f.conflicts),
+      conflicts_per_deck: n === 0 ? 0 : total((f) => f.conflicts) / n,
+      decks_with_conflict: mine.filter((d) => d.figures.conflicts > 0).length,
+      expected_conflicts_per_deck: (first?.writes ?? 0) * conflictsPerWrite,
+      calls_per_deck: n === 0 ? 0 : total((f) => f.calls) / n,
+      all_request_bytes_per_deck: n === 0 ? 0 : total((f) => f.bytes) / n,
+      person_saves: total((f) => f.person_saves),
+    };
+  });
+  return { config, rows, listing };
+}
+
+const STRATEGY_NAMES: Record<Strategy, string> = {
+  outline: "outline: 1 create_note_tab with 12 slides",
+  "slide-by-slide": "slide by slide: empty create + 12 slide_add",
+};
+
+export function outlineSection(result: OutlineResult): Section {
+  const { config, listing } = result;
+  const marks = result.rows.some((r) => r.source !== "in process") || listing.source !== "in process";
+  return {
+    key: "outline_vs_slide_by_slide",
+    heading: `### 5. Outline vs slide by slide: a 12-slide deck, ${count(config.decks)} simulated decks per strategy, seed ${config.seed}`,
+    tables: [
+      markdownTable({
+        head: [
+          "strategy",
+          ...(marks ? ["ran"] : []),
+          "writes per deck",
+          "request bytes per deck",
+          "version conflicts",
+          "conflicts per deck",
+          "decks with a conflict",
+          "expected conflicts per deck",
+          "calls per deck",
+          "bytes per deck, all calls",
+        ],
+        rows: result.rows.map((r) => [
+          STRATEGY_NAMES[r.strategy],
+          ...(marks ? [r.source] : []),
+          count(r.writes_per_deck),
+          count(r.request_bytes_per_deck),
+          count(r.conflicts),
+          decimal(r.conflicts_per_deck, 3),
+          percent(r.decks_with_conflict, r.decks),
+          decimal(r.expected_conflicts_per_deck, 3),
+          decimal(r.calls_per_deck, 2),
+          count(r.all_request_bytes_per_deck),
+        ]),
+        align: ["left", ...(marks ? ["left" as const] : [])],
+      }),
+      markdownTable({
+        head: ["listing", ...(marks ? ["ran"] : []), "sources", "limit", "calls", "items per call", "request bytes"],
+        rows: [["list_note_attachments from the start", ...(marks ? [listing.source] : []), count(listing.sources), count(listing.page_size), count(listing.calls), listing.items_per_call.join(" + "), count(listing.bytes)]],
+        align: ["left", ...(marks ? ["left" as const] : [])],
+      }),
+    ],
+    note:
+      "One outline call is one write, a fraction of the bytes, and about a thirteenth of the version conflicts of building the same deck slide by slide; a Note with 120 sources lists in 3 calls at the largest page. " +
+      "Model: each deck is its own Note; request bytes are JSON.stringify({jsonrpc: \"2.0\", id, method: \"tools/call\", params: {name, arguments}}) in UTF-8 with id = the call's number in its deck, " +
+      "each body parsed by the tool's input schema (src/mcp/schemas.ts) before it is counted; \"request bytes per deck\" counts each write's first try, \"all calls\" adds the first list_note_tabs, retries and re-reads. " +
+      `Between the agent's read (or previous answer) and each write try pass ${config.thinkSeconds} s, in which the person saves somewhere in the Note (the Markdown text) as a Poisson process of ${decimal(config.savesPerSecond * 60, 0)} save a minute; ` +
+      "any save there makes the try a version conflict, resolved by re-reading with list_note_tabs and retrying with the same key and the new version after another 4 s (each retry counted). " +
+      `Expected conflicts per deck = writes × (e^λ − 1), λ = ${decimal(config.thinkSeconds * config.savesPerSecond, 4)}. Listing: the agent cites 120 pages, then pages through list_note_attachments at limit ${config.pageSize}.`,
+  };
+}
+
+/** UTF-8 length of a string, without allocating its bytes. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}

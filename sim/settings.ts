@@ -1,0 +1,36 @@
+/**
+ * The run's settings (`--seed`, `--trials`) and how each experiment reads
+ * them. Without `--seed`, every experiment uses the seeds of SPEC §9 (7 for
+ * experiment 1; 1, 2, 3 for experiment 3) and 7 where SPEC names none.
+ * `--trials N` sets experiment 1's trials per K to N (SPEC: 10,000) and
+ * scales experiment 4's sessions (300) and experiment 5's decks (2,000) by
+ * N / 10,000, rounded, at least 1. Experiment 3 is not scaled: 50 intents
+ * per run over three seeds is its definition, and it is small.
+ */
+export interface Settings {
+  /** One seed for every experiment (experiment 3 runs seed, seed + 1, seed + 2); absent: SPEC's seeds. */
+  seed?: number | undefined;
+  /** Experiment 1's trials per K; the other scaled counts follow. */
+  trials: number;
+}
+
+export const SPEC_TRIALS = 10_000;
+export const DEFAULT_SETTINGS: Settings = { trials: SPEC_TRIALS };
+
+/** SPEC's seed for experiments 1, 2, 4 and 5 (SPEC names it for experiment 1 only). */
+export const SPEC_SEED = 7;
+/** SPEC's seeds for experiment 3. */
+export const SPEC_RUN_SEEDS = [1, 2, 3] as const;
+
+/** `base` scaled by `--trials` against SPEC's 10,000. */
+export function scaled(base: number, settings: Settings): number {
+  return Math.max(1, Math.round((base * settings.trials) / SPEC_TRIALS));
+}
+
+export function seedOf(settings: Settings): number {
+  return settings.seed ?? SPEC_SEED;
+}
+
+export function runSeedsOf(settings: Settings): number[] {
+  return settings.seed === undefined ? [...SPEC_RUN_SEEDS] : [settings.seed, settings.seed + 1, settings.seed + 2];
+}

@@ -1,0 +1,72 @@
+/**
+ * `npm run sim -- --live`: experiments 3, 4 and 5 sent through the real
+ * connector under `wrangler dev` with the official MCP client agree with the
+ * same experiments run in process at the same seed and trials (issue 4,
+ * acceptance 4). The counterfactual rows run in process in both and are
+ * marked so.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+import { runExperiments, type ExperimentNumber, type Results } from "../../sim/experiments.js";
+import { runLive } from "../../sim/live.js";
+
+/** Small: experiment 3 whole (9 live runs), experiment 4 at 3 sessions, experiment 5 at 20 decks per strategy. */
+const SETTINGS = { seed: 7, trials: 100 };
+const ONLY = new Set<ExperimentNumber>([3, 4, 5]);
+
+let server: LocalServer | undefined;
+let persistDir: string | undefined;
+let live: Results;
+let inProcess: Results;
+
+beforeAll(async () => {
+  persistDir = await tempPersistDir();
+  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+  live = await runLive({ origin: server.url, settings: SETTINGS, only: ONLY, concurrency: 6 });
+  inProcess = runExperiments(SETTINGS, ONLY);
+}, 240_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (persistDir !== undefined) await removeDir(persistDir);
+});
+
+/** A row without where it ran: the figures alone. */
+function figures<T extends { source: string }>(row: T): Omit<T, "source"> {
+  const { source: _source, ...rest } = row;
+  return rest;
+}
+
+describe("a live run agrees with the in-process run at the same seed and trials", () => {
+  it("experiment 3: the same tabs and calls for every policy; version-then-key comes from the in-process model", () => {
+    const liveRows = live.idempotency?.rows ?? [];
+    const modelRows = inProcess.idempotency?.rows ?? [];
+    expect(liveRows).toHaveLength(6);
+    for (const row of liveRows) expect(row.source).toBe(row.order === "key-then-version" ? "live" : "in process (counterfactual)");
+    expect(liveRows.map(figures)).toEqual(modelRows.map(figures));
+    const kept = liveRows.find((r) => r.policy === "same-on-resend" && r.order === "key-then-version");
+    expect(kept?.runs.map((run) => run.tabs_created)).toEqual([50, 50, 50]);
+  });
+
+  it("experiment 4: the same stored sources, duplicates and calls; dedupe-off rows come from the in-process model", () => {
+    const liveRows = live.sources?.rows ?? [];
+    expect(liveRows.map((r) => [r.dedupe, r.source])).toEqual([
+      ["off", "in process (counterfactual)"],
+      ["on", "live"],
+      ["off", "in process (counterfactual)"],
+      ["on", "live"],
+      ["off", "in process (counterfactual)"],
+      ["on", "live"],
+    ]);
+    expect(liveRows.map(figures)).toEqual((inProcess.sources?.rows ?? []).map(figures));
+    for (const row of liveRows.filter((r) => r.dedupe === "on")) expect(row.duplicates).toBe(0);
+  });
+
+  it("experiment 5: the same writes, request bytes and conflicts; 120 sources list in 3 calls", () => {
+    const liveRows = live.outline?.rows ?? [];
+    expect(liveRows.map((r) => r.source)).toEqual(["live", "live"]);
+    expect(liveRows.map(figures)).toEqual((inProcess.outline?.rows ?? []).map(figures));
+    expect(live.outline?.listing).toMatchObject({ source: "live", calls: 3, items_per_call: [50, 50, 20] });
+    expect(figures(live.outline?.listing ?? { source: "" })).toEqual(figures(inProcess.outline?.listing ?? { source: "" }));
+  });
+});

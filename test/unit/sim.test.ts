@@ -1,0 +1,225 @@
+/**
+ * The simulations of `npm run sim` (SPEC §9, issue 4): the invariants each
+ * experiment exists to show, on the domain's own Note, and the seeded
+ * reproducibility the tables rely on. Trials are reduced where the invariant
+ * holds trial by trial; experiment 3 runs whole (it is small).
+ */
+import { describe, expect, it } from "vitest";
+import { TOOLS_BY_NAME } from "../../src/mcp/tools.js";
+import { EXPERIMENTS, makePlan, runExperiments, sections, toJson, jobsOf, runJob, collect, assemble, type Results } from "../../sim/experiments.js";
+import { handlesChunks, handlesConfig, handlesResult, runHandles, runHandlesChunk, type HandlesResult } from "../../sim/handles.js";
+import { expNeg, stream } from "../../sim/random.js";
+import { renderMarkdown } from "../../sim/report.js";
+import { requestBytes } from "../../sim/outline.js";
+import { spell, SPELLINGS } from "../../sim/sources.js";
+import { SEVEN_SPELLINGS } from "../support/spellings.js";
+
+const ALL = new Set(EXPERIMENTS);
+
+/** Experiment 1 at 2,000 trials per K: enough for the 1/K check below, fast enough for a unit test. */
+const HANDLE_TRIALS = 2_000;
+let handlesCache: HandlesResult | undefined;
+function handles(): HandlesResult {
+  handlesCache ??= runHandles({ ...handlesConfig({ trials: HANDLE_TRIALS }) });
+  return handlesCache;
+}
+
+let fullCache: Results | undefined;
+/** Experiments 3, 4 and 5 in process: 3 whole, 4 at 60 sessions, 5 at 200 decks (--trials 2000). */
+function scaledRun(): Results {
+  fullCache ??= runExperiments({ trials: 2_000 }, new Set([3, 4, 5]));
+  return fullCache;
+}
+
+describe("experiment 1: only the exact ID finds the deck", () => {
+  it("the ID handle finds the agent's deck in 100% of trials, for every K", () => {
+    const rows = handles().handles.filter((r) => r.handle === "id");
+    expect(rows.map((r) => r.k)).toEqual([2, 5]);
+    for (const row of rows) expect(row).toMatchObject({ trials: HANDLE_TRIALS, correct: HANDLE_TRIALS, wrong: 0, not_found: 0 });
+  });
+
+  it("the type handle finds it in about 1/K of trials", () => {
+    const result = handles();
+    for (const row of result.handles.filter((r) => r.handle === "type")) {
+      const k = row.k;
+      const p = row.correct / row.trials;
+      // The type handle is right exactly when the first Slides tab is the target. The target is
+      // uniform among the K original decks and the person's changes ignore it, so P = f / K, where
+      // f is the share of trials whose first Slides tab is an original deck (not one the person
+      // added and moved to the front). Allow 4 standard errors of a proportion over these trials
+      // (K=2: ±0.045, K=5: ±0.036 at 2,000 trials), plus the (1 − f) / K that added tabs take away.
+      const f = (result.original_deck_first.find((o) => o.k === k)?.trials ?? 0) / row.trials;
+      const standardError = Math.sqrt(((1 / k) * (1 - 1 / k)) / row.trials);
+      expect(f).toBeGreaterThan(0.95);
+      expect(Math.abs(p - 1 / k)).toBeLessThan(4 * standardError + (1 - f) / k);
+      expect(row.correct + row.wrong).toBe(row.trials);
+    }
+  });
+
+  it("position and label handles name a wrong tab or nothing after some changes", () => {
+    for (const row of handles().handles.filter((r) => r.handle === "position" || r.handle === "label")) {
+      expect(row.wrong + row.not_found, `${row.handle}, K=${row.k}`).toBeGreaterThan(0);
+      expect(row.correct + row.wrong + row.not_found).toBe(row.trials);
+    }
+  });
+});
+
+describe("experiment 2: the version proves freshness, not the target", () => {
+  it("every write with a fresh version passes the version check, the wrong-deck ones included", () => {
+    for (const row of handles().writes) {
+      const label = `${row.handle}, K=${row.k}`;
+      expect(row.version_conflicts, label).toBe(0);
+      expect(row.passed_version_check, label).toBe(row.writes);
+      expect(row.right_deck + row.wrong_deck + row.wrong_tab_refused, label).toBe(row.writes);
+    }
+    const typeRows = handles().writes.filter((r) => r.handle === "type");
+    for (const row of typeRows) expect(row.wrong_deck, `type, K=${row.k}`).toBeGreaterThan(0);
+  });
+
+  it("only the ID handle's writes all land in the agent's deck", () => {
+    for (const row of handles().writes) {
+      if (row.handle === "id") expect(row.right_deck).toBe(row.writes);
+      else expect(row.right_deck).toBeLessThan(HANDLE_TRIALS);
+    }
+  });
+});
+
+describe("experiment 3: the key is checked before the version", () => {
+  it("key-then-version with a key kept across resends creates exactly 50 tabs in every seed", () => {
+    const result = scaledRun().idempotency;
+    if (result === undefined) throw new Error("experiment 3 did not run");
+    expect(result.config.seeds).toEqual([1, 2, 3]);
+    for (const policy of ["same-on-resend", "fresh-after-conflict"] as const) {
+      const row = result.rows.find((r) => r.policy === policy && r.order === "key-then-version");
+      expect(row?.runs.map((run) => run.tabs_created)).toEqual([50, 50, 50]);
+      expect(row?.runs.every((run) => run.lost_responses > 0 && run.replays_seen > 0)).toBe(true);
+    }
+  });
+
+  it("checking the version first turns resends into second decks for a client that starts over after a conflict", () => {
+    const rows = scaledRun().idempotency?.rows ?? [];
+    const counterfactual = rows.find((r) => r.policy === "fresh-after-conflict" && r.order === "version-then-key");
+    expect(counterfactual?.duplicate_tabs).toBeGreaterThan(0);
+    const keptKey = rows.find((r) => r.policy === "same-on-resend" && r.order === "version-then-key");
+    const production = rows.find((r) => r.policy === "same-on-resend" && r.order === "key-then-version");
+    expect(keptKey?.duplicate_tabs).toBe(0);
+    // It still gets there, but every resend costs a conflict and a re-read.
+    expect(keptKey?.calls_sent).toBeGreaterThan(production?.calls_sent ?? Infinity);
+    const fresh = rows.filter((r) => r.policy === "fresh-every-call");
+    for (const row of fresh) expect(row.duplicate_tabs).toBeGreaterThan(0);
+  });
+});
+
+describe("experiment 4: a citation's key names the page in the Note", () => {
+  it("the normalized-URL key stores no duplicate, with URL dedupe off or on", () => {
+    const rows = scaledRun().sources?.rows.filter((r) => r.policy === "note-and-normalized-url") ?? [];
+    expect(rows.map((r) => r.dedupe)).toEqual(["off", "on"]);
+    for (const row of rows) {
+      expect(row.duplicates).toBe(0);
+      expect(row.stored).toBe(row.pages_cited);
+    }
+  });
+
+  it("with URL dedupe on, no policy stores a duplicate", () => {
+    const rows = scaledRun().sources?.rows.filter((r) => r.dedupe === "on") ?? [];
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect(row).toMatchObject({ duplicates: 0, stored: row.pages_cited });
+  });
+
+  it("without dedupe, a random UUID and the URL as written store duplicates that new URL() mostly misses", () => {
+    const rows = scaledRun().sources?.rows.filter((r) => r.dedupe === "off" && r.policy !== "note-and-normalized-url") ?? [];
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(row.duplicates).toBeGreaterThan(0);
+      expect(row.caught_by_href).toBeLessThan(row.duplicates / 2);
+    }
+  });
+
+  it("spells a page the seven ways the tests cite", () => {
+    expect(Array.from({ length: SPELLINGS }, (_, k) => spell("https://example.org/report", k))).toEqual([...SEVEN_SPELLINGS]);
+  });
+});
+
+describe("experiment 5: a whole deck in one outline call", () => {
+  it("a 12-slide outline is 1 write; slide by slide is 13", () => {
+    const result = scaledRun().outline;
+    const outline = result?.rows.find((r) => r.strategy === "outline");
+    const bySlide = result?.rows.find((r) => r.strategy === "slide-by-slide");
+    expect(outline?.writes_per_deck).toBe(1);
+    expect(bySlide?.writes_per_deck).toBe(13);
+    expect(outline?.request_bytes_per_deck).toBeLessThan(bySlide?.request_bytes_per_deck ?? 0);
+    expect(outline?.conflicts_per_deck).toBeLessThan(bySlide?.conflicts_per_deck ?? 0);
+  });
+
+  it("lists 120 sources in 3 calls at limit 50", () => {
+    expect(scaledRun().outline?.listing).toMatchObject({ sources: 120, page_size: 50, calls: 3, items_per_call: [50, 50, 20] });
+  });
+
+  it("counts a request only after the tool's real schema accepted it", () => {
+    const args = { note_id: "n1", expected_version: 2, idempotency_key: "k", tab_id: "slides-1-x", operation: "slide_add" as const, title: "A" };
+    expect(requestBytes(1, "edit_note_tab", args)).toBe(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "edit_note_tab", arguments: args } }).length);
+    expect(() => requestBytes(1, "edit_note_tab", { ...args, index: 0 } as typeof args)).toThrow();
+  });
+});
+
+describe("reproducible runs", () => {
+  const small = { trials: 200 };
+
+  it("the same seed gives identical results and tables", () => {
+    const first = runExperiments({ ...small, seed: 11 }, ALL);
+    const second = runExperiments({ ...small, seed: 11 }, ALL);
+    expect(second).toEqual(first);
+    expect(renderMarkdown(sections(second, ALL))).toBe(renderMarkdown(sections(first, ALL)));
+  });
+
+  it("a different seed gives different results", () => {
+    const a = runExperiments({ ...small, seed: 11 }, ALL);
+    const b = runExperiments({ ...small, seed: 12 }, ALL);
+    expect(b.handles?.handles).not.toEqual(a.handles?.handles);
+    expect(b.idempotency?.rows).not.toEqual(a.idempotency?.rows);
+    expect(b.sources?.rows).not.toEqual(a.sources?.rows);
+    expect(b.outline?.rows).not.toEqual(a.outline?.rows);
+  });
+
+  it("splitting the jobs (as the threads do) changes no figure", () => {
+    const config = handlesConfig({ seed: 3, trials: 300 });
+    const whole = handlesResult(config, handlesChunks(config, 300).map((c) => runHandlesChunk(config, c)));
+    const sliced = handlesResult(config, handlesChunks(config, 7).map((c) => runHandlesChunk(config, c)).reverse());
+    expect(sliced).toEqual(whole);
+
+    const plan = makePlan({ seed: 5, trials: 100 }, ALL);
+    const jobs = jobsOf(plan);
+    // Run the jobs backwards, as if another thread had taken the first ones.
+    const outputs = jobs.map((_, i) => i).reverse().map((i) => ({ i, output: runJob(plan, jobs[i] as (typeof jobs)[number]) }));
+    const ordered = outputs.sort((x, y) => x.i - y.i).map((x) => x.output);
+    expect(assemble(plan, collect(jobs, ordered))).toEqual(runExperiments({ seed: 5, trials: 100 }, ALL));
+  });
+
+  it("the same seed draws the same numbers on every machine (exact integer arithmetic)", () => {
+    const random = stream(7, 1, 2, 0);
+    expect([random.uint32(), random.uint32(), random.uint32()]).toEqual([1446307722, 4148580562, 3534909209]);
+    expect(expNeg(4 / 60)).toBeCloseTo(Math.exp(-4 / 60), 15);
+  });
+});
+
+describe("the output", () => {
+  it("prints every experiment's heading, table and note; --json has one key per experiment with its rows", () => {
+    const results = runExperiments({ trials: 100 }, ALL);
+    const text = renderMarkdown(sections(results, ALL));
+    for (const n of [1, 2, 3, 4, 5]) expect(text).toContain(`### ${n}. `);
+    for (const column of ["correct deck", "wrong deck", "not found", "passed version check", "tabs, total", "calls, total", "stored sources", "duplicates per session", "caught by new URL()", "writes per deck", "request bytes per deck", "conflicts per deck"]) {
+      expect(text).toContain(column);
+    }
+    const json = toJson(results, ALL);
+    expect(Object.keys(json)).toEqual(["handles", "version_vs_target", "idempotency_order", "source_keys", "outline_vs_slide_by_slide"]);
+    for (const value of Object.values(json)) expect((value as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
+  });
+
+  it("drives the same Note operations the MCP tools do", () => {
+    const plan = makePlan({ trials: 100 }, new Set([3]));
+    expect(plan.idempotency?.units.filter((u) => u.counterfactual?.versionBeforeKey === true)).toHaveLength(9);
+    for (const tool of ["list_note_tabs", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"]) {
+      expect(TOOLS_BY_NAME.get(tool)?.command).toBeTruthy();
+    }
+  });
+});
