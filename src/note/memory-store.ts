@@ -132,7 +132,7 @@ export class MemoryNoteStore implements NoteStore {
   pruneIdempotency(cutoff: number): number {
     let pruned = 0;
     for (const [key, record] of this.#state.keys) {
-      if (record.created_at < cutoff) {
+      if (record.created_at <= cutoff) {
         this.#save(this.#state.keys, key);
         this.#state.keys.delete(key);
         pruned += 1;

@@ -89,7 +89,7 @@ export interface NoteStore {
 
   idempotency(key: string): IdempotencyRecord | null;
   recordIdempotency(record: IdempotencyRecord): void;
-  /** Deletes records created before `cutoff`; returns how many. */
+  /** Deletes records created at or before `cutoff`; returns how many. */
   pruneIdempotency(cutoff: number): number;
   oldestIdempotency(): number | null;
 

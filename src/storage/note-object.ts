@@ -93,7 +93,8 @@ export class NoteObject extends DurableObject<Env> {
     const next = [oldest === null ? null : oldest + this.#retentionMs, pending > 0 ? Date.now() + 30_000 : null].filter(
       (t): t is number => t !== null,
     );
-    if (next.length > 0) await this.#alarmBy(Math.min(...next));
+    // An alarm set for the instant already running may never ring again: always a later one.
+    if (next.length > 0) await this.#alarmBy(Math.max(Math.min(...next), Date.now() + 1));
   }
 
   #note(noteId: string): Note {

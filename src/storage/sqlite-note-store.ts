@@ -125,7 +125,7 @@ export class SqliteNoteStore implements NoteStore {
     );
   }
   pruneIdempotency(cutoff: number): number {
-    return this.sql.run(`DELETE FROM idempotency WHERE created_at < ?`, cutoff);
+    return this.sql.run(`DELETE FROM idempotency WHERE created_at <= ?`, cutoff);
   }
   oldestIdempotency(): number | null {
     return this.sql.first<{ t: number | null }>(`SELECT MIN(created_at) AS t FROM idempotency`)?.t ?? null;
