@@ -39,6 +39,12 @@ export interface LocalServerOptions {
   readyTimeoutMs?: number;
   /** Aborting it while the server starts stops wrangler and rejects. */
   signal?: AbortSignal;
+  /**
+   * Extra Worker variables, each passed as `--var KEY:VALUE` (they override wrangler.toml's
+   * and dev/local.env's). wrangler reads a value that parses as JSON as that JSON: "true"
+   * reaches the Worker as a boolean, "3" as a number.
+   */
+  vars?: Record<string, string>;
 }
 
 export interface LocalServer {
@@ -62,7 +68,7 @@ export interface LocalServer {
  * wrangler exits first or the wait runs out, with wrangler's last lines.
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
-  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal } = options;
+  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {} } = options;
   signal?.throwIfAborted();
   const args = [
     "wrangler",
@@ -76,6 +82,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     "--show-interactive-dev-session=false",
   ];
   if (persistTo !== undefined) args.push("--persist-to", persistTo);
+  for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
   // A process group of its own: stop() reaches npx, wrangler and workerd by this one PID.
   const child = spawn("npx", args, {

@@ -1,0 +1,59 @@
+/**
+ * The connector for a benchmark: `wrangler dev` started exactly as `npm start`
+ * starts it (scripts/local-server.ts), on a free loopback port with a
+ * throwaway persistence directory and BENCH_ROUTES=true, plus alice's two
+ * tokens: the agent's (read + write, for /mcp) and the app's (for /api/v1).
+ * `close()` stops the server and removes the directory.
+ */
+import { signIn } from "../scripts/lib/sign-in.js";
+import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../scripts/local-server.js";
+import { PersonApi } from "./person-api.js";
+
+export interface BenchServer {
+  server: LocalServer;
+  origin: string;
+  /** alice's agent token: osfoundry:read + osfoundry:write, resource /mcp. */
+  agentToken: string;
+  /** The person's API as alice (osfoundry:app, resource /api/v1), and the bench routes. */
+  api: PersonApi;
+  /** What wrangler dev printed that bears on the figures: reloads (a watched file changed mid-run) and error lines. */
+  events(): ServerEvents;
+  close(): Promise<void>;
+}
+
+export interface ServerEvents {
+  /** "Reloading local server": wrangler rebuilt and restarted the Worker (its objects too) because a file changed. */
+  reloads: number;
+  /** Lines wrangler or the Worker printed as errors after the server was ready. */
+  errorLines: string[];
+}
+
+export async function startBenchServer(options: { vars?: Record<string, string>; signal?: AbortSignal } = {}): Promise<BenchServer> {
+  const persistTo = await tempPersistDir();
+  let server: LocalServer | undefined;
+  let ready = false;
+  const events: ServerEvents = { reloads: 0, errorLines: [] };
+  const onOutput = (line: string): void => {
+    if (line.includes("Reloading local server")) events.reloads += 1;
+    else if (ready && /\berror\b/i.test(line) && events.errorLines.length < 20) events.errorLines.push(line.trim().slice(0, 300));
+  };
+  const close = async (): Promise<void> => {
+    await server?.stop();
+    await removeDir(persistTo);
+  };
+  try {
+    server = await startLocalServer({ port: await freePort(), persistTo, vars: { BENCH_ROUTES: "true", ...options.vars }, onOutput, signal: options.signal });
+    ready = true;
+    const origin = server.url;
+    const agent = await signIn({ origin, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
+    const app = await signIn({ origin, user: "alice", scopes: ["osfoundry:app"], resource: "api" });
+    const api = new PersonApi(origin, app.access_token);
+    // The bench routes answer 404 unless BENCH_ROUTES reached the Worker.
+    const probe = await fetch(`${origin}/bench/baseline`);
+    if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is BENCH_ROUTES passed to wrangler dev?`);
+    return { server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

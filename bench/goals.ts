@@ -1,0 +1,118 @@
+/** The goals of issue 5, checked against one run's figures. */
+import type { BenchReport, LoadRow } from "./run-bench.js";
+import { PAGE_LIMIT } from "./fixtures.js";
+
+export interface GoalResult {
+  goal: string;
+  target: string;
+  measured: string;
+  /** null: not measured in this run. */
+  met: boolean | null;
+}
+
+/** "About `limit` rows": the page's rows plus a few for the cursor and the Note's row; stated in the table. */
+export const ROWS_PER_PAGE_ALLOWED = Math.round(PAGE_LIMIT * 1.2);
+
+const fmt = (n: number, digits = 2): string => n.toFixed(digits);
+const signed = (mb: number): string => `${mb >= 0 ? "+" : ""}${mb.toFixed(1)}`;
+/** Total CPU per request of `a` over that of `b`: what the throughput ratio would be if CPU were all that limits it. */
+function cpuRatio(a: LoadRow | undefined, b: LoadRow | undefined): number | null {
+  const all = (r: LoadRow | undefined): number => Object.values(r?.cpuMsPerRequest ?? {}).reduce((x, y) => x + y, 0);
+  return a === undefined || b === undefined || all(b) === 0 ? null : all(a) / all(b);
+}
+
+const rate = (row: LoadRow | undefined): string => (row === undefined ? "–" : `${Math.round(row.result.throughput)} req/s`);
+const clean = (row: LoadRow | undefined): boolean => row !== undefined && row.result.non2xx + row.result.mcpErrors + row.result.socketErrors === 0;
+
+export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] {
+  const row = (id: string): LoadRow | undefined => report.rows.find((r) => r.id === id);
+  const cost = (id: string) => report.costs.find((c) => c.id === id);
+  const goals: GoalResult[] = [];
+
+  for (const [id, pairId, label, target] of [
+    ["list_note_tabs", "list_note_tabs_vs_baseline", "list_note_tabs on one Note", 0.8],
+    ["create_note_tab", "create_note_tab_vs_baseline", "create_note_tab (20 slides), one Note per connection", 0.6],
+  ] as const) {
+    const r = row(id);
+    const pair = report.paired.find((p) => p.id === pairId);
+    const cpu = cpuRatio(row("baseline_start"), r);
+    const separate = r?.ratio ?? null;
+    goals.push({
+      goal: `1. ${label} vs the baseline's throughput`,
+      target: `≥ ${target}×`,
+      measured:
+        pair === undefined
+          ? "–"
+          : `${fmt(pair.ratio)}× paired (${Math.round(pair.aThroughput)} → ${Math.round(pair.bThroughput)} req/s); separate runs ${separate === null ? "–" : fmt(separate)}×; CPU per call ${cpu === null ? "–" : fmt(cpu)}×`,
+      met: pair === undefined ? null : pair.ratio >= target && pair.errors === 0 && clean(r),
+    });
+  }
+
+  const sizes = [...new Set(report.costs.filter((c) => c.id.startsWith("list_note_attachments_first_")).map((c) => c.sources))].sort((a, b) => a - b);
+  const small = sizes[0];
+  const large = sizes.at(-1);
+  if (small !== undefined && large !== undefined && small !== large) {
+    for (const page of ["first", "deep"] as const) {
+      const a = row(`list_note_attachments_${page}_${small}`);
+      const b = row(`list_note_attachments_${page}_${large}`);
+      const slower = a !== undefined && b !== undefined && b.result.throughput > 0 ? a.result.throughput / b.result.throughput : null;
+      const rowsRead = cost(`list_note_attachments_${page}_${large}`)?.rowsReadPerCall ?? null;
+      goals.push({
+        goal: `2. a ${page} page at ${large.toLocaleString("en-US")} sources vs at ${small.toLocaleString("en-US")}`,
+        target: `within 1.5× (throughput), ≤ ~${PAGE_LIMIT} rows read (≤ ${ROWS_PER_PAGE_ALLOWED})`,
+        measured:
+          slower === null
+            ? "–"
+            : `${fmt(slower)}× (${rate(a)} → ${rate(b)}; p50 ${a?.result.p50} → ${b?.result.p50} ms); ${rowsRead ?? "–"} rows read per page`,
+        met: slower === null || rowsRead === null ? null : slower <= 1.5 && rowsRead <= ROWS_PER_PAGE_ALLOWED && clean(a) && clean(b),
+      });
+    }
+  }
+
+  const written = cost("create_note_tab")?.rowsWrittenPerCall ?? null;
+  goals.push({ goal: "3. create_note_tab with 20 slides, rows written", target: "≤ 25", measured: written === null ? "–" : `${written} per call`, met: written === null ? null : written <= 25 });
+
+  const one = row("list_note_tabs_1_note");
+  const many = report.rows.find((r) => r.id.startsWith("list_note_tabs_") && r.id.endsWith("_notes"));
+  const spreadPair = report.paired.find((p) => p.id === "list_note_tabs_64_notes_vs_1_note");
+  if (one !== undefined && many !== undefined && spreadPair !== undefined) {
+    const separate = one.result.throughput > 0 ? many.result.throughput / one.result.throughput : 0;
+    goals.push({
+      goal: `4. list_note_tabs: ${many.notes} Notes vs 1 Note (${many.connections} connections each), aggregate`,
+      target: "≥ 1×",
+      measured: `${fmt(spreadPair.ratio)}× paired (${Math.round(spreadPair.aThroughput)} → ${Math.round(spreadPair.bThroughput)} req/s); separate runs ${fmt(separate)}×`,
+      met: spreadPair.ratio >= 1 && spreadPair.errors === 0 && clean(one) && clean(many),
+    });
+  }
+  const oneWriter = row("slide_add_1_note");
+  const manyWrites = report.rows.find((r) => r.id.startsWith("slide_add_") && r.id.endsWith("_notes"));
+  const perConnection = row("slide_add");
+  if (oneWriter !== undefined && manyWrites !== undefined) {
+    const ratio = oneWriter.result.throughput > 0 ? manyWrites.result.throughput / oneWriter.result.throughput : 0;
+    goals.push({
+      goal: `4. slide_add: ${manyWrites.notes} Notes (${manyWrites.connections} connections) vs 1 Note (its one writer), aggregate`,
+      target: "≥ 1×",
+      measured: `${fmt(ratio)}× (${rate(oneWriter)} → ${rate(manyWrites)}; ${perConnection?.connections ?? "–"} Notes, one per connection: ${rate(perConnection)})`,
+      met: ratio >= 1 && clean(oneWriter) && clean(manyWrites),
+    });
+  }
+
+  const start = report.memory.find((m) => m.kind === "start");
+  const after = report.memory.find((m) => m.kind === "after_tool_calls");
+  const refStart = report.memory.find((m) => m.kind === "second_start");
+  const refAfter = report.memory.find((m) => m.kind === "second_after_baseline");
+  if (start !== undefined && after !== undefined) {
+    const grewMb = (after.totalBytes - start.totalBytes) / 2 ** 20;
+    const reference =
+      refStart !== undefined && refAfter !== undefined
+        ? `; the same number of baseline calls (no tool call) on a fresh server: ${signed((refAfter.totalBytes - refStart.totalBytes) / 2 ** 20)} MB`
+        : "";
+    goals.push({
+      goal: `5. workerd resident memory after ${after.toolCalls.toLocaleString("en-US")} tool calls vs at start`,
+      target: "within 20 MB",
+      measured: `${signed(grewMb)} MB (${fmt(start.totalBytes / 2 ** 20, 1)} → ${fmt(after.totalBytes / 2 ** 20, 1)} MB, both workerd processes${reference})`,
+      met: Math.abs(grewMb) > 20 ? false : after.toolCalls >= 10_000 ? true : null,
+    });
+  }
+  return goals;
+}

@@ -1,0 +1,108 @@
+/**
+ * One timed load run with autocannon: fixed connections, a fixed duration
+ * (or a fixed number of requests, still bounded in time), and every kind of
+ * failure counted apart — socket errors, timeouts, non-2xx answers, and
+ * bodies the workload refuses (MCP errors, writes that did not commit) — so a
+ * run with errors shows, and is never averaged in silently.
+ */
+import autocannon from "autocannon";
+
+export interface LoadOptions {
+  /** The server's origin, e.g. http://127.0.0.1:8787. */
+  origin: string;
+  connections: number;
+  /** Seconds the run lasts; ignored with `amount`. */
+  durationSec: number;
+  /** A fixed number of requests instead of a duration; the run still stops after `maxSec`. */
+  amount?: number;
+  /** Upper bound for an `amount` run, in seconds. */
+  maxSec?: number;
+  /** The request, or the list autocannon cycles through per connection. */
+  requests: autocannon.Request[];
+  /** False for a 2xx body that is a failure (an MCP error, a write that did not commit); a request's own `accept` property wins. */
+  accept?: (body: string) => boolean;
+  /** A non-2xx status this workload expects (e.g. 405 from an authenticated GET /mcp); it is not counted as an error. */
+  okStatus?: number;
+  signal?: AbortSignal;
+}
+
+export interface LoadResult {
+  /** Responses received (any status). */
+  responses: number;
+  seconds: number;
+  /** Responses per second. */
+  throughput: number;
+  /** Latency of every response, ms (autocannon's resolution: whole milliseconds). */
+  p50: number;
+  p99: number;
+  non2xx: number;
+  /** 2xx bodies the workload refused (MCP `isError`, JSON-RPC errors, replays). */
+  mcpErrors: number;
+  /** Socket errors and timeouts. */
+  socketErrors: number;
+  /** The first failing body or status, to show what went wrong. */
+  firstFailure?: string;
+}
+
+export function errorCount(result: LoadResult): number {
+  return result.non2xx + result.mcpErrors + result.socketErrors;
+}
+
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const { origin, connections, durationSec, amount, maxSec = 120, requests, accept, okStatus, signal } = options;
+  const expected = (status: number): boolean => (status >= 200 && status < 300) || status === okStatus;
+  signal?.throwIfAborted();
+  let firstFailure: string | undefined;
+  let mcpErrors = 0;
+  // Each request's onResponse sees status and body together, so a refused body is counted only when it came with a 2xx.
+  const watched = requests.map((request): autocannon.Request => ({
+    ...request,
+    onResponse: (status, body, context, headers) => {
+      const check = (request.accept as ((body: string) => boolean) | undefined) ?? accept;
+      if (expected(status) && check !== undefined && !check(body)) {
+        mcpErrors += 1;
+        firstFailure ??= body.slice(0, 400);
+      } else if (!expected(status)) {
+        firstFailure ??= `HTTP ${status}: ${body.slice(0, 300)}`;
+      }
+      request.onResponse?.(status, body, context, headers);
+    },
+  }));
+  return new Promise((resolve, reject) => {
+    const opts: autocannon.Options = {
+      url: origin,
+      connections,
+      pipelining: 1,
+      timeout: 10,
+      // autocannon checks for the end of a run at each sample: every 100 ms, so a run lasts its duration, not the next whole second.
+      sampleInt: 100,
+      requests: watched,
+      ...(amount === undefined ? { duration: durationSec } : { amount }),
+    };
+    let guard: NodeJS.Timeout | undefined;
+    const onAbort = (): void => instance.stop();
+    const instance = autocannon(opts, (error, result) => {
+      clearTimeout(guard);
+      signal?.removeEventListener("abort", onAbort);
+      if (error !== null) return reject(error);
+      if (signal?.aborted === true) return reject(signal.reason instanceof Error ? signal.reason : new Error("stopped"));
+      const responses = result.requests.total;
+      const out: LoadResult = {
+        responses,
+        seconds: result.duration,
+        throughput: result.duration > 0 ? responses / result.duration : 0,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: Object.entries(result.statusCodeStats).reduce((sum, [code, { count }]) => sum + (expected(Number(code)) ? 0 : count), 0),
+        mcpErrors,
+        socketErrors: result.errors,
+      };
+      if (firstFailure !== undefined) out.firstFailure = firstFailure;
+      resolve(out);
+    });
+    // autocannon listens for the result itself; an 'error' event must not crash the process.
+    instance.on("error", () => undefined);
+    if (amount !== undefined) guard = setTimeout(() => instance.stop(), maxSec * 1000);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

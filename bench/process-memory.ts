@@ -1,0 +1,83 @@
+/**
+ * Resident memory of the workerd processes a local server started: found by
+ * walking /proc/<pid>/stat's parent links down from the PID startLocalServer
+ * returns (npx → wrangler → workerd), read from /proc/<pid>/status (VmRSS).
+ * wrangler dev runs two workerd processes: the user-facing proxy and the one
+ * that runs the Worker and its Durable Objects.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+export interface ProcessMemory {
+  pid: number;
+  /** The process's command line, shortened. */
+  command: string;
+  /** VmRSS in bytes. */
+  rssBytes: number;
+}
+
+interface ProcEntry {
+  pid: number;
+  ppid: number;
+  comm: string;
+}
+
+function processes(): ProcEntry[] {
+  const entries: ProcEntry[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The command name sits in parentheses and may itself contain spaces or parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const open = stat.indexOf("(");
+      const close = stat.lastIndexOf(")");
+      const rest = stat.slice(close + 2).split(" ");
+      entries.push({ pid: Number(name), comm: stat.slice(open + 1, close), ppid: Number(rest[1]) });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return entries;
+}
+
+/** Every process descended from `root` (not `root` itself). */
+export function descendants(root: number): ProcEntry[] {
+  const all = processes();
+  const found = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of all) {
+      if (!found.has(p.pid) && found.has(p.ppid)) {
+        found.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return all.filter((p) => p.pid !== root && found.has(p.pid));
+}
+
+/** VmRSS of each workerd under `root`, in PID order. */
+export function workerdMemory(root: number): ProcessMemory[] {
+  return descendants(root)
+    .filter((p) => p.comm === "workerd")
+    .sort((a, b) => a.pid - b.pid)
+    .flatMap((p) => {
+      try {
+        const status = readFileSync(`/proc/${p.pid}/status`, "utf8");
+        const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+        return kb === undefined ? [] : [{ pid: p.pid, command: role(cmdline), rssBytes: Number(kb) * 1024 }];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** "proxy" for the workerd that owns the public port, "worker" for the one running the Worker (it has the inspector). */
+function role(cmdline: string): string {
+  return cmdline.includes("--inspector-addr") ? "workerd (Worker, Durable Objects)" : "workerd (wrangler's proxy)";
+}
+
+export function totalRss(memory: readonly ProcessMemory[]): number {
+  return memory.reduce((sum, p) => sum + p.rssBytes, 0);
+}

@@ -1,0 +1,225 @@
+/**
+ * One benchmark run, start to end: the server up (bench-server.ts), memory
+ * before and after a fixed number of tool calls, the Notes set up, the cost of
+ * each call, every timed workload against the baseline measured in the same
+ * run, a sweep of connection counts, and the retention check on a second
+ * small server. Returns the whole report; report.ts prints it.
+ */
+import { startBenchServer, type BenchServer, type ServerEvents } from "./bench-server.js";
+import { measureCosts, type CallCost } from "./call-cost.js";
+import { checkDeepPage, createDeckNote, createSourcesNote, type DeckNote } from "./fixtures.js";
+import { evaluateGoals, type GoalResult } from "./goals.js";
+import { errorCount, runLoad, type LoadResult } from "./load.js";
+import { machineFacts, type MachineFacts } from "./machine.js";
+import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
+import type { BenchOptions } from "./options.js";
+import { inBatches } from "./person-api.js";
+import { totalRss, workerdMemory, type ProcessMemory } from "./process-memory.js";
+import { checkRetention, configuredRetentionSeconds, type RetentionReport } from "./retention-check.js";
+import {
+  addNoteSource,
+  attachmentsPage,
+  authOnly,
+  baseline,
+  createNoteTab,
+  getRoot,
+  listNoteTabs,
+  listNoteTabsSpread,
+  mcpMessage,
+  memoryMix,
+  slideAdd,
+  slideAddOneNote,
+  slideAddSpread,
+  type Workload,
+  type WorkloadContext,
+} from "./workloads.js";
+
+export type { LoadRow, PairedRatio } from "./measure-workload.js";
+
+export interface MemoryReading {
+  kind: "start" | "after_tool_calls" | "end" | "second_start" | "second_after_baseline";
+  label: string;
+  /** Tool calls made before this reading. */
+  toolCalls: number;
+  processes: ProcessMemory[];
+  totalBytes: number;
+}
+
+export interface BenchReport {
+  machine: MachineFacts;
+  startedAt: string;
+  wallSeconds: number;
+  options: Omit<BenchOptions, "log" | "signal">;
+  baselineThroughput: number;
+  rows: LoadRow[];
+  paired: PairedRatio[];
+  sweep: LoadRow[];
+  costs: CallCost[];
+  memory: MemoryReading[];
+  /** The load between memory readings: the tool calls, and the baseline calls on the second server. */
+  memoryLoads: { label: string; result: LoadResult }[];
+  /** IDEMPOTENCY_RETENTION_SECONDS as wrangler.toml sets it for the main run. */
+  retentionSeconds: number;
+  retention: RetentionReport | null;
+  /** What wrangler dev printed during the main run that bears on the figures. */
+  server: ServerEvents;
+  goals: GoalResult[];
+}
+
+const PARALLEL_NOTES = 64;
+
+export async function runBench(options: BenchOptions): Promise<BenchReport> {
+  const { log, signal } = options;
+  const startedAt = new Date();
+  const machine = machineFacts();
+  log(`[bench] starting wrangler dev (BENCH_ROUTES=true) …`);
+  const bench = await startBenchServer({ signal });
+  log(`[bench] ${bench.origin} up (process group ${bench.server.pid}), signed in as alice`);
+  const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: options.connections };
+
+  const rows: LoadRow[] = [];
+  const sweep: LoadRow[] = [];
+  const paired: PairedRatio[] = [];
+  const costs: CallCost[] = [];
+  const memory: MemoryReading[] = [];
+  const memoryLoads: BenchReport["memoryLoads"] = [];
+  let toolCalls = 0;
+  try {
+    // Memory: before and after a fixed number of tool calls, before anything else fills the caches.
+    const memoryLoad = await memoryMix(ctx);
+    memory.push(readMemory(bench, "start", "start (server up, signed in, memory Notes created)", toolCalls));
+    log(`[bench] memory: ${options.memoryCalls} tool calls …`);
+    const memRun = await runLoad({ origin: bench.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: memoryLoad, signal });
+    toolCalls += memRun.responses;
+    memory.push(readMemory(bench, "after_tool_calls", `after ${memRun.responses.toLocaleString("en-US")} tool calls`, toolCalls));
+    memoryLoads.push({ label: "tool calls (list_note_tabs, list_note_attachments, add_note_source in turn)", result: memRun });
+    if (errorCount(memRun) > 0) log(`[bench] the memory run had ${errorCount(memRun)} errors: ${memRun.firstFailure ?? ""}`);
+
+    log(`[bench] setting up ${PARALLEL_NOTES} deck Notes and Notes of ${options.sourceCounts.join(" / ")} sources …`);
+    const decks = await inBatches(
+      Array.from({ length: PARALLEL_NOTES }, (_, i) => `deck-${String(i).padStart(2, "0")}`),
+      8,
+      (noteId) => createDeckNote(bench.api, noteId),
+    );
+    const deck0 = decks[0] as DeckNote;
+    const sourceNotes = new Map<number, string>();
+    for (const count of options.sourceCounts) {
+      signal?.throwIfAborted();
+      const noteId = `sources-${count}`;
+      await createSourcesNote(bench.api, noteId, count);
+      await checkDeepPage(ctx.origin, ctx.agentToken, noteId, count);
+      sourceNotes.set(count, noteId);
+    }
+
+    log(`[bench] cost: ${options.costCalls} calls per workload …`);
+    costs.push(...(await measureCosts(ctx, options, sourceNotes)));
+    toolCalls += costs.reduce((sum, c) => sum + c.calls, 0);
+
+    const base = baseline("baseline_start", "baseline: GET /bench/baseline (one trivial Durable Object call), at the start");
+    const tabs = listNoteTabs(ctx, deck0);
+    const create = createNoteTab(ctx);
+    const tabsOne = listNoteTabs(ctx, deck0, "parallel", "list_note_tabs_1_note");
+    const tabsSpread = listNoteTabsSpread(ctx, decks);
+    const workloads: Workload[] = [
+      getRoot(),
+      base,
+      authOnly(ctx),
+      mcpMessage(ctx, "ping"),
+      mcpMessage(ctx, "tools/list"),
+      tabs,
+      create,
+      slideAdd(ctx),
+      addNoteSource(ctx),
+      baseline("baseline_middle", "baseline again, in the middle"),
+      ...options.sourceCounts.flatMap((count) => [
+        attachmentsPage(ctx, sourceNotes.get(count) as string, count, false),
+        attachmentsPage(ctx, sourceNotes.get(count) as string, count, true),
+      ]),
+      tabsOne,
+      tabsSpread,
+      slideAddOneNote(ctx, deck0),
+      slideAddSpread(ctx, decks),
+      baseline("baseline_end", "baseline again, at the end"),
+    ];
+    let fastest = 0;
+    for (const workload of workloads) {
+      signal?.throwIfAborted();
+      const row = await measure(bench, workload, options, null, fastest);
+      rows.push(row);
+      fastest = Math.max(fastest, row.result.throughput);
+      if (workload.section !== "reference") toolCalls += row.result.responses;
+    }
+    const baselines = rows.filter((r) => r.id.startsWith("baseline_")).map((r) => r.result.throughput);
+    const baselineThroughput = baselines.reduce((a, b) => a + b, 0) / Math.max(1, baselines.length);
+    for (const row of rows) row.ratio = baselineThroughput > 0 ? row.result.throughput / baselineThroughput : null;
+
+    const rate = (id: string): number => rows.find((r) => r.id === id)?.result.throughput ?? 0;
+    for (const [id, a, b] of [
+      ["list_note_tabs_vs_baseline", base, tabs],
+      ["create_note_tab_vs_baseline", base, create],
+      ["list_note_tabs_64_notes_vs_1_note", tabsOne, tabsSpread],
+    ] as const) {
+      signal?.throwIfAborted();
+      const pair = await measurePaired(bench, id, a, b, options, rate);
+      paired.push(pair.result);
+      toolCalls += pair.toolCalls;
+      log(`[bench] paired ${id}: ${pair.result.ratio.toFixed(2)}× (${Math.round(pair.result.aThroughput)} → ${Math.round(pair.result.bThroughput)} req/s)`);
+    }
+
+    for (const connections of options.sweepConnections) {
+      const sweepBase = await measure(bench, { ...baseline("baseline", "baseline"), connections }, { ...options, durationSec: options.sweepDurationSec, warmupSec: 0.5 }, null, 0);
+      sweepBase.section = "sweep";
+      sweepBase.ratio = 1;
+      const sweepTabs = await measure(bench, { ...listNoteTabs(ctx, deck0), connections }, { ...options, durationSec: options.sweepDurationSec, warmupSec: 0.5 }, sweepBase.result.throughput, 0);
+      sweepTabs.section = "sweep";
+      toolCalls += sweepTabs.result.responses;
+      sweep.push(sweepBase, sweepTabs);
+    }
+
+    memory.push(readMemory(bench, "end", `end of the run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
+
+    const events = bench.events();
+    await bench.close();
+    let retention: RetentionReport | null = null;
+    if (options.secondServer) {
+      log(`[bench] a second server (IDEMPOTENCY_RETENTION_SECONDS=${options.retentionSeconds}): baseline memory, then pruning …`);
+      const second = await startBenchServer({ vars: { IDEMPOTENCY_RETENTION_SECONDS: String(options.retentionSeconds) }, signal });
+      try {
+        memory.push(readMemory(second, "second_start", "second server: start (up, signed in)", 0));
+        const run = await runLoad({ origin: second.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: [{ method: "GET", path: "/bench/baseline" }], accept: (b) => b === "ok", signal });
+        memoryLoads.push({ label: "baseline calls on the second server", result: run });
+        memory.push(readMemory(second, "second_after_baseline", `second server: after ${run.responses.toLocaleString("en-US")} baseline calls (no tool call)`, 0));
+        retention = await checkRetention(second, options.retentionSeconds, signal);
+      } finally {
+        await second.close();
+      }
+    }
+
+    const { log: _log, signal: _signal, ...plain } = options;
+    const report: Omit<BenchReport, "goals"> = {
+      machine,
+      startedAt: startedAt.toISOString(),
+      wallSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
+      options: plain,
+      baselineThroughput,
+      rows,
+      paired,
+      sweep,
+      costs,
+      memory,
+      memoryLoads,
+      retentionSeconds: configuredRetentionSeconds(),
+      retention,
+      server: events,
+    };
+    return { ...report, goals: evaluateGoals(report) };
+  } finally {
+    await bench.close(); // a second close only finds the server gone
+  }
+}
+
+function readMemory(bench: BenchServer, kind: MemoryReading["kind"], label: string, calls: number): MemoryReading {
+  const processes = workerdMemory(bench.server.pid);
+  return { kind, label, toolCalls: calls, processes, totalBytes: totalRss(processes) };
+}
+

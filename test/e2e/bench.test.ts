@@ -1,0 +1,84 @@
+/**
+ * The benchmark harness works: a very short `npm run bench --quick` run,
+ * in process, gives every workload row a throughput and no error of any
+ * kind, the cost table its rows, and memory readings of both workerd
+ * processes. The figures themselves are not asserted (a shared machine is
+ * noisy); docs/performance.md has those.
+ */
+import { expect, it } from "vitest";
+import { QUICK } from "../../bench/options.js";
+import { markdownReport } from "../../bench/report.js";
+import { runBench } from "../../bench/run-bench.js";
+
+const SOURCES = [100, 1_000];
+
+it("runs every workload against the baseline in one run, without errors", async () => {
+  const report = await runBench({
+    ...QUICK,
+    durationSec: 0.5,
+    warmupSec: 0.2,
+    pairedSlices: 1,
+    pairedSliceSec: 0.3,
+    sourceCounts: SOURCES,
+    memoryCalls: 300,
+    costCalls: 3,
+    log: () => undefined,
+  });
+
+  const attachments = SOURCES.flatMap((n) => [`list_note_attachments_first_${n}`, `list_note_attachments_deep_${n}`]);
+  expect(report.rows.map((r) => r.id)).toEqual([
+    "get_root",
+    "baseline_start",
+    "auth_only",
+    "mcp_ping",
+    "mcp_tools_list",
+    "list_note_tabs",
+    "create_note_tab",
+    "slide_add",
+    "add_note_source",
+    "baseline_middle",
+    ...attachments,
+    "list_note_tabs_1_note",
+    "list_note_tabs_64_notes",
+    "slide_add_1_note",
+    "slide_add_64_notes",
+    "baseline_end",
+  ]);
+  for (const row of report.rows) {
+    expect(row.result.throughput, row.id).toBeGreaterThan(0);
+    expect({ id: row.id, non2xx: row.result.non2xx, mcp: row.result.mcpErrors, socket: row.result.socketErrors, warmup: row.warmupErrors }).toEqual({
+      id: row.id,
+      non2xx: 0,
+      mcp: 0,
+      socket: 0,
+      warmup: 0,
+    });
+    expect(row.ratio, row.id).toBeGreaterThan(0);
+  }
+  expect(report.baselineThroughput).toBeGreaterThan(0);
+
+  // The goals' ratios, measured in alternating slices.
+  expect(report.paired.map((p) => p.id)).toEqual(["list_note_tabs_vs_baseline", "create_note_tab_vs_baseline", "list_note_tabs_64_notes_vs_1_note"]);
+  for (const pair of report.paired) {
+    expect({ id: pair.id, errors: pair.errors }).toEqual({ id: pair.id, errors: 0 });
+    expect(pair.ratio, pair.id).toBeGreaterThan(0);
+  }
+
+  // Costs: every workload measured; a write keeps one idempotency record per call; a page reads about a page.
+  expect(report.costs.map((c) => c.id)).toEqual(["list_note_tabs", "create_note_tab", "slide_add", "add_note_source", ...attachments]);
+  for (const id of ["create_note_tab", "slide_add", "add_note_source"]) {
+    const cost = report.costs.find((c) => c.id === id);
+    expect(cost?.rowsWrittenPerCall, id).toBeGreaterThan(0);
+    expect(cost !== undefined && cost.idempotencyAfter - cost.idempotencyBefore, id).toBe(cost?.calls);
+  }
+  for (const id of attachments) expect(report.costs.find((c) => c.id === id)?.rowsReadPerCall, id).toBeGreaterThan(0);
+
+  // Memory: both workerd processes, read at the start and after the tool calls.
+  const readings = report.memory.map((m) => m.kind);
+  expect(readings).toEqual(["start", "after_tool_calls", "end"]);
+  for (const m of report.memory) expect(m.processes.length, m.label).toBe(2);
+
+  const markdown = markdownReport(report);
+  for (const row of report.rows) expect(markdown).toContain(`| ${row.name} |`);
+  expect(markdown).toContain("## Goals (issue 5)");
+}, 90_000);
