@@ -5,6 +5,7 @@
  * every problem comes back as one `invalid_arguments` result naming each field.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
@@ -52,9 +53,16 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
   return rest;
 }
 
+/**
+ * One JSON Schema validator for every exchange. A Server builds its own by
+ * default (a new Ajv, formats and all) on every request; this server never
+ * asks clients for input, so it is never used, only paid for.
+ */
+const VALIDATOR = new AjvJsonSchemaValidator();
+
 /** A fresh server for one stateless exchange. */
 export function createMcpServer(principal: Principal, gateway: NoteGateway): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
   server.setRequestHandler(CallToolRequestSchema, (request) => callTool(principal, gateway, request.params.name, request.params.arguments));
   return server;
