@@ -4,13 +4,9 @@
  * (/bench/stats, /bench/seed-sources; mounted when BENCH_ROUTES is "true").
  */
 
-export interface NoteStats {
-  rows_read: number;
-  rows_written: number;
-  database_bytes: number;
-  idempotency_records: number;
-  sources: number;
-}
+import type { NoteStats } from "../src/storage/note-stats.js";
+
+export type { NoteStats };
 
 export interface Slide {
   title: string;

@@ -14,20 +14,13 @@ import { Note } from "../note/note.js";
 import type { Result } from "../note/result.js";
 import type { DirectoryEntry } from "./directory-object.js";
 import { migrate, NOTE_MIGRATIONS } from "./migrations.js";
+import type { NoteStats } from "./note-stats.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
 
 /** Operations after which the members' directories must learn the Note's state. */
 const DIRECTORY_COMMANDS: ReadonlySet<CommandName> = new Set(["create_note", "set_approval", "add_member"]);
 const KEYED: ReadonlySet<CommandName> = new Set(KEYED_COMMANDS);
-
-export interface NoteStats {
-  rows_read: number;
-  rows_written: number;
-  database_bytes: number;
-  idempotency_records: number;
-  sources: number;
-}
 
 export class NoteObject extends DurableObject<Env> {
   readonly #sql: Sql;

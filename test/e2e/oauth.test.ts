@@ -18,8 +18,9 @@ import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState }
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_NOTE_ID, DEMO_USER, freePort, removeDir, seedDemoNote, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+import { describe, expect, it } from "vitest";
+import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
+import { useLocalServer } from "../support/e2e-server.js";
 
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
@@ -27,24 +28,9 @@ const WRITE = "osfoundry:write";
 const REDIRECT_URL = "http://127.0.0.1:9/oauth/callback";
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
-let server: LocalServer | undefined;
-let persistDir: string | undefined;
-
-function running(): LocalServer {
-  if (server === undefined) throw new Error("the server did not start");
-  return server;
-}
-
-beforeAll(async () => {
-  persistDir = await tempPersistDir();
-  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+const running = useLocalServer(async (server) => {
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
-});
-
-afterAll(async () => {
-  await server?.stop();
-  if (persistDir !== undefined) await removeDir(persistDir);
 });
 
 /**

@@ -4,47 +4,25 @@
  * The agent's token comes from the local consent page, as `npm run token`'s.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connectClient, runDemoSession, type DemoTranscript } from "../../scripts/demo-session.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
-import {
-  DEMO_NOTE_ID,
-  DEMO_USER,
-  freePort,
-  removeDir,
-  seedDemoNote,
-  startLocalServer,
-  tempPersistDir,
-  type LocalServer,
-} from "../../scripts/local-server.js";
+import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
+import { useLocalServer } from "../support/e2e-server.js";
 
 const READ_TOOLS = ["list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments"];
 const WRITE_TOOLS = ["create_note_tab", "edit_note_tab", "add_note_source"];
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
-let server: LocalServer | undefined;
-let persistDir: string | undefined;
 /** alice's agent token: osfoundry:read and osfoundry:write, for /mcp. */
 let agentToken = "";
 
-function running(): LocalServer {
-  if (server === undefined) throw new Error("the server did not start");
-  return server;
-}
-
-beforeAll(async () => {
-  persistDir = await tempPersistDir();
-  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+const running = useLocalServer(async (server) => {
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
   const tokens = await signIn({ origin: server.url, user: DEMO_USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
   expect(tokens.scope.split(" ").sort()).toEqual(["osfoundry:read", "osfoundry:write"]);
   agentToken = tokens.access_token;
-});
-
-afterAll(async () => {
-  await server?.stop();
-  if (persistDir !== undefined) await removeDir(persistDir);
 });
 
 describe("the connector over real HTTP", () => {

@@ -2,7 +2,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { NoteStats } from "../../src/storage/note-object.js";
+import type { NoteStats } from "../../src/storage/note-stats.js";
 import { fetchWorker, newNote, ok } from "../support/workers.js";
 
 function stats(noteId: string): Promise<NoteStats> {
