@@ -14,6 +14,8 @@ interface MetaRow {
   created_at: number;
 }
 
+const SLIDES_PER_INSERT = 20;
+
 export class SqliteNoteStore implements NoteStore {
   #depth = 0;
 
@@ -95,10 +97,12 @@ export class SqliteNoteStore implements NoteStore {
     return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
   }
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
-    // One row per statement keeps far from the limit of 100 bound parameters.
-    slides.forEach((slide, i) => {
-      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes) VALUES (?, ?, ?, ?, ?)`, tabId, first + i, slide.title, slide.body, slide.notes);
-    });
+    // Up to 20 rows a statement: 5 bound values a row, and SQLite here takes at most 100 a statement.
+    for (let start = 0; start < slides.length; start += SLIDES_PER_INSERT) {
+      const chunk = slides.slice(start, start + SLIDES_PER_INSERT);
+      const values = chunk.flatMap((slide, i) => [tabId, first + start + i, slide.title, slide.body, slide.notes]);
+      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`, ...values);
+    }
   }
   replaceSlides(tabId: string, slides: readonly Slide[]): void {
     this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, tabId);

@@ -65,6 +65,18 @@ describe("tab identity", () => {
   });
 });
 
+describe("slides in storage", () => {
+  it("a deck longer than one insert statement keeps every slide, in order", async () => {
+    const { noteId } = await newNote();
+    const added = await api("POST", `/notes/${noteId}/tabs`, { tab_type: "slides", label: "Long" });
+    const slides = Array.from({ length: 47 }, (_, i) => ({ title: `Slide ${i}`, body: `b${i}`, notes: `n${i}` }));
+    expect((await api("PUT", `/notes/${noteId}/tabs/${added.body.tab.id}/slides`, { slides })).status).toBe(200);
+    const read = await ok("read_note_tab", { note_id: noteId, tab_id: added.body.tab.id });
+    expect(read.slides).toEqual(slides.map((slide, index) => ({ index, ...slide })));
+    expect(read.tab.slide_count).toBe(47);
+  });
+});
+
 describe("versions", () => {
   it("every committed change, agent's or person's, bumps the version by one; reads and replays do not", async () => {
     const { noteId, version: v0 } = await newNote();
