@@ -228,13 +228,12 @@ export class Note {
     if (!opened.ok) return opened;
     const meta = opened.value;
 
-    const order = [() => this.#replay(tool, input.idempotency_key), () => versionCheck(input.expected_version, meta.version)];
-    // Only the simulations ever run the counterfactual order.
-    if (this.#counterfactual.versionBeforeKey === true) order.reverse();
-    for (const check of order) {
-      const answer = check();
-      if (answer !== null) return answer as Result<Output<K>>;
-    }
+    // Only the simulations ever run the counterfactual order, version first.
+    const versionFirst = this.#counterfactual.versionBeforeKey === true;
+    const early =
+      (versionFirst ? versionCheck(input.expected_version, meta.version) : this.#replay(tool, input.idempotency_key)) ??
+      (versionFirst ? this.#replay(tool, input.idempotency_key) : versionCheck(input.expected_version, meta.version));
+    if (early !== null) return early as Result<Output<K>>;
 
     const applied = apply(meta);
     if (!applied.ok) return applied;
