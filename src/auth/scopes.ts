@@ -12,8 +12,6 @@ export const SCOPES = {
   app: "osfoundry:app",
 } as const;
 
-export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
-
 export interface Principal {
   user: string;
   scopes: readonly string[];

@@ -4,11 +4,10 @@
  * the contract: they teach the three promises (exact tab IDs, keys that name
  * an intent, versions from a fresh list).
  */
-import type { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
 import { LIMITS } from "../note/limits.js";
 import type { CommandName } from "../note/commands.js";
-import { inputs, outputs, type ToolName } from "./schemas.js";
+import type { ToolName } from "./schemas.js";
 
 export interface ToolDefinition {
   name: ToolName;
@@ -99,12 +98,3 @@ export const TOOLS: readonly ToolDefinition[] = [
 ];
 
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));
-
-
-export function inputSchema(name: ToolName): z.ZodType {
-  return inputs[name];
-}
-
-export function outputSchema(name: ToolName): z.ZodType {
-  return outputs[name];
-}

@@ -22,8 +22,6 @@ export type NoteError =
   | { code: "invalid_url"; message: string; url: string; reason: string }
   | { code: "limit_exceeded"; message: string; limit: string; max: number };
 
-export type ErrorCode = NoteError["code"];
-
 export function invalidArguments(issues: Issue[]): NoteError {
   const list = issues.map((i) => `${i.path}: ${i.problem}`).join("; ");
   return { code: "invalid_arguments", message: `Invalid arguments. ${list}`, issues };
