@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { z } from "zod";
 import { inputs, outputs } from "../src/mcp/schemas.js";
 import { DEMO_NOTE_ID } from "./local-server.js";
+import { DECK } from "../sim/outline.js";
 
 type ToolName = keyof typeof outputs;
 /** A tool's `structuredContent`, as its declared output schema describes it. */
@@ -84,21 +85,6 @@ export async function connectClient(mcpUrl: string, token: string): Promise<Clie
   return client;
 }
 
-const LAUNCH_PLAN: ToolArguments<"create_note_tab">["slides"] = [
-  { title: "Launch plan", body: "What ships, when, and who carries it.", notes: "Open with the date." },
-  { title: "Goals", body: "- 500 teams in the first month\n- Under 2% churn" },
-  { title: "Audience", body: "Teams that already write their plans in Notes." },
-  { title: "What ships", body: "Connector GA, templates, the Sources tab." },
-  { title: "Timeline", body: "Beta in week 1, GA in week 4." },
-  { title: "Pricing", body: "Included in every paid plan." },
-  { title: "Channels", body: "Blog, changelog, in-app tour, partner newsletters." },
-  { title: "Launch-day checklist", body: "Status page, on-call, support macros." },
-  { title: "Risks", body: "Load on day one; unclear upgrade path." },
-  { title: "Metrics", body: "Activation, weekly active Notes, decks created by agents." },
-  { title: "Owners", body: "PM: Ana · Eng: Bo · Marketing: Cy" },
-  { title: "Next steps", body: "Sign-off by Friday.", notes: "Ask for owners' sign-off in the room." },
-];
-
 /**
  * The demo: find the Note, list its tabs, create a 12-slide deck in one call,
  * add a slide to it by its exact ID, cite three pages (one of them twice,
@@ -146,7 +132,7 @@ export async function runDemoSession(
       idempotency_key: `demo-${runId}:create-deck:launch-plan`,
       tab_type: "slides",
       label: "Launch plan",
-      slides: LAUNCH_PLAN,
+      slides: [...DECK],
     });
     check("the whole 12-slide outline went in one call", deck.slide_count === 12);
     check("the write bumped the version by one", deck.version === tabsBefore.version + 1);

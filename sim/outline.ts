@@ -16,7 +16,7 @@ import type { Section } from "./report.js";
 export const STRATEGIES = ["outline", "slide-by-slide"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
-/** The deck every simulated agent writes: twelve slides with a title and a short body. */
+/** The deck every simulated agent writes, and `npm run demo` too: twelve slides with a title and a short body. */
 export const DECK: readonly { title: string; body: string }[] = [
   { title: "Launch plan", body: "What ships, when, and who carries it." },
   { title: "Goals", body: "- 500 teams in the first month\n- Under 2% churn" },
