@@ -28,6 +28,7 @@ export class NoteObject extends DurableObject<Env> {
   readonly #retentionMs: number;
   /** When the alarm is set to ring (null: none), once read; saves a storage read on every write. */
   #alarmAt: number | null | undefined;
+  #rules: Note | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -90,8 +91,10 @@ export class NoteObject extends DurableObject<Env> {
     if (next.length > 0) await this.#alarmBy(Math.max(Math.min(...next), Date.now() + 1));
   }
 
+  /** The Note's rules over this object's store; one object is one Note, so it is built once. */
   #note(noteId: string): Note {
-    return new Note(noteId, this.#store, { now: Date.now });
+    if (this.#rules?.id !== noteId) this.#rules = new Note(noteId, this.#store, { now: Date.now });
+    return this.#rules;
   }
 
   #queueDirectoryEntries(note: Note): boolean {
