@@ -97,6 +97,13 @@ describe("the protocol's own failures", () => {
     expect(((await broken.json()) as any).error.code).toBe(-32700);
   });
 
+  it("the person's API refuses a body over 1 MiB with 413 and writes nothing", async () => {
+    const { noteId, version } = await newNote();
+    const big = await api("PUT", `/notes/${noteId}/markdown`, { text: "x".repeat(1_100_000) });
+    expect(big.status).toBe(413);
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+
   it("an unknown method is a JSON-RPC method error, an unknown tool a clear tool error", async () => {
     const response = await rpc("no/such/method", {});
     expect(((await response.json()) as any).error.code).toBe(-32601);
