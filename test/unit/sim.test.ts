@@ -181,7 +181,7 @@ describe("reproducible runs", () => {
     expect(b.outline?.rows).not.toEqual(a.outline?.rows);
   });
 
-  it("splitting the jobs (as the threads do) changes no figure", () => {
+  it("running the jobs in any order or split (as --live runs units side by side) changes no figure", () => {
     const config = handlesConfig({ seed: 3, trials: 300 });
     const whole = handlesResult(config, handlesChunks(config, 300).map((c) => runHandlesChunk(config, c)));
     const sliced = handlesResult(config, handlesChunks(config, 7).map((c) => runHandlesChunk(config, c)).reverse());
@@ -189,7 +189,7 @@ describe("reproducible runs", () => {
 
     const plan = makePlan({ seed: 5, trials: 100 }, ALL);
     const jobs = jobsOf(plan);
-    // Run the jobs backwards, as if another thread had taken the first ones.
+    // Run the jobs backwards, as if other units had finished first.
     const outputs = jobs.map((_, i) => i).reverse().map((i) => ({ i, output: runJob(plan, jobs[i] as (typeof jobs)[number]) }));
     const ordered = outputs.sort((x, y) => x.i - y.i).map((x) => x.output);
     expect(assemble(plan, collect(jobs, ordered))).toEqual(runExperiments({ seed: 5, trials: 100 }, ALL));
