@@ -2,7 +2,8 @@
  * An in-memory `NoteStore` for unit tests and the simulations. A transaction
  * keeps an undo journal of what it changed and plays it back if the
  * operation throws, so a failure leaves the Note untouched, as SQLite's
- * rollback does.
+ * rollback does. Tab rows are kept frozen and handed out as they are: the
+ * rules never change a row they read, and a frozen row would tell at once.
  */
 import type { AttachmentKind } from "./cursor.js";
 import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "./store.js";
@@ -33,6 +34,8 @@ export class MemoryNoteStore implements NoteStore {
   };
   /** Undo steps of the running transaction, newest last. */
   #undo: (() => void)[] | null = null;
+  /** The tabs in strip order, until a tab changes. */
+  #strip: readonly TabRow[] | null = null;
 
   transaction<T>(fn: () => T): T {
     if (this.#undo !== null) return fn();
@@ -42,6 +45,7 @@ export class MemoryNoteStore implements NoteStore {
     } catch (error) {
       const undo = this.#undo;
       for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
+      this.#strip = null;
       throw error;
     } finally {
       this.#undo = null;
@@ -77,26 +81,30 @@ export class MemoryNoteStore implements NoteStore {
   }
 
   tabs(): TabRow[] {
-    return [...this.#state.tabs.values()].map((t) => ({ ...t })).sort((a, b) => a.position - b.position);
+    this.#strip ??= [...this.#state.tabs.values()].sort((a, b) => a.position - b.position);
+    return this.#strip.slice();
   }
   tab(id: string): TabRow | null {
-    const tab = this.#state.tabs.get(id);
-    return tab === undefined ? null : { ...tab };
+    return this.#state.tabs.get(id) ?? null;
   }
   insertTab(tab: TabRow): void {
     if (this.#state.tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
-    this.#save(this.#state.tabs, tab.id);
-    this.#state.tabs.set(tab.id, { ...tab });
+    this.#setTab(tab);
   }
   updateTab(tab: TabRow): void {
+    this.#setTab(tab);
+  }
+  #setTab(tab: TabRow): void {
     this.#save(this.#state.tabs, tab.id);
     this.#state.tabs.set(tab.id, { ...tab });
+    this.#strip = null;
   }
   deleteTab(id: string): void {
     this.#save(this.#state.tabs, id);
     this.#save(this.#state.slides, id);
     this.#state.tabs.delete(id);
     this.#state.slides.delete(id);
+    this.#strip = null;
   }
 
   slides(tabId: string): Slide[] {
