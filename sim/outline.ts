@@ -319,7 +319,10 @@ export function outlineSection(result: OutlineResult): Section {
 }
 
 /** UTF-8 length of a string, without allocating its bytes. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
   let bytes = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

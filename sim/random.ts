@@ -94,10 +94,19 @@ export class Random {
 
   /** A version-4 UUID made of this stream's bits: unique per draw, yet reproducible. */
   uuid(): string {
-    const hex = [this.uint32(), this.uint32(), this.uint32(), this.uint32()].map((n) => n.toString(16).padStart(8, "0")).join("");
-    const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+    const a = hex8(this.uint32());
+    const b = hex8(this.uint32());
+    const c = this.uint32();
+    const d = hex8(this.uint32());
+    // Version nibble 4; variant bits 10 in the top of the fourth group.
+    const variant = (((c >>> 28) & 0x3) | 0x8).toString(16);
+    const cHex = hex8(c);
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${cHex.slice(1, 4)}-${cHex.slice(4)}${d}`;
   }
+}
+
+function hex8(n: number): string {
+  return n.toString(16).padStart(8, "0");
 }
 
 /** The stream for a seed and a path of integer labels (experiment, unit, …). */
