@@ -2,10 +2,12 @@
  * The connector for a benchmark: `wrangler dev` started exactly as `npm start`
  * starts it (scripts/local-server.ts), on a free loopback port with a
  * throwaway persistence directory and BENCH_ROUTES=true, plus alice's two
- * tokens: the agent's (read + write, for /mcp) and the app's (for /api/v1).
+ * tokens: the agent's (read + write, for /mcp) and the app's (for /api/v1),
+ * and its DevTools inspector on another free port, for the Worker's heap.
  * `close()` stops the server and removes the directory.
  */
 import { signIn } from "../scripts/lib/sign-in.js";
+import { workerHeap, type HeapUsage } from "./heap.js";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../scripts/local-server.js";
 import { PersonApi } from "./person-api.js";
 
@@ -18,6 +20,10 @@ export interface BenchServer {
   api: PersonApi;
   /** What wrangler dev printed that bears on the figures: reloads (a watched file changed mid-run) and error lines. */
   events(): ServerEvents;
+  /** The port of the Worker's DevTools inspector (127.0.0.1). */
+  inspectorPort: number;
+  /** The Worker's JavaScript heap after a full collection; null if the inspector did not answer (why goes to `events().errorLines`). */
+  heap(): Promise<HeapUsage | null>;
   close(): Promise<void>;
 }
 
@@ -42,7 +48,8 @@ export async function startBenchServer(options: { vars?: Record<string, string>;
     await removeDir(persistTo);
   };
   try {
-    server = await startLocalServer({ port: await freePort(), persistTo, vars: { BENCH_ROUTES: "true", ...options.vars }, onOutput, signal: options.signal });
+    const inspectorPort = await freePort();
+    server = await startLocalServer({ port: await freePort(), persistTo, vars: { BENCH_ROUTES: "true", ...options.vars }, inspectorPort, onOutput, signal: options.signal });
     ready = true;
     const origin = server.url;
     const agent = await signIn({ origin, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
@@ -51,7 +58,15 @@ export async function startBenchServer(options: { vars?: Record<string, string>;
     // The bench routes answer 404 unless BENCH_ROUTES reached the Worker.
     const probe = await fetch(`${origin}/bench/baseline`);
     if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is BENCH_ROUTES passed to wrangler dev?`);
-    return { server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), close };
+    const heap = async (): Promise<HeapUsage | null> => {
+      try {
+        return await workerHeap(inspectorPort);
+      } catch (error) {
+        events.errorLines.push(`heap reading: ${error instanceof Error ? error.message : String(error)}`);
+        return null;
+      }
+    };
+    return { server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), inspectorPort, heap, close };
   } catch (error) {
     await close();
     throw error;

@@ -123,8 +123,14 @@ function memoryLoadsText(report: BenchReport): string {
 function memoryTable(report: BenchReport): string {
   const roles = [...new Set(report.memory.flatMap((m) => m.processes.map((p) => p.command)))];
   return table(
-    ["reading", "tool calls", ...roles.map((r) => `${r} MB`), "MB all workerd"],
-    report.memory.map((m) => [m.label, int(m.toolCalls), ...roles.map((r) => mb(m.processes.find((p) => p.command === r)?.rssBytes ?? 0)), mb(m.totalBytes)]),
+    ["reading", "tool calls", ...roles.map((r) => `${r} MB`), "MB all workerd", "Worker's JS heap after a full GC, MB"],
+    report.memory.map((m) => [
+      m.label,
+      int(m.toolCalls),
+      ...roles.map((r) => mb(m.processes.find((p) => p.command === r)?.rssBytes ?? 0)),
+      mb(m.totalBytes),
+      m.heap === null ? "–" : `${mb(m.heap.usedBytes)} (of ${mb(m.heap.totalBytes)})`,
+    ]),
   );
 }
 

@@ -14,6 +14,7 @@ import { machineFacts, type MachineFacts } from "./machine.js";
 import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
 import type { BenchOptions } from "./options.js";
 import { inBatches } from "./person-api.js";
+import type { HeapUsage } from "./heap.js";
 import { totalRss, workerdMemory, type ProcessMemory } from "./process-memory.js";
 import { checkRetention, configuredRetentionSeconds, type RetentionReport } from "./retention-check.js";
 import {
@@ -37,12 +38,14 @@ import {
 export type { LoadRow, PairedRatio } from "./measure-workload.js";
 
 export interface MemoryReading {
-  kind: "start" | "after_tool_calls" | "end" | "second_start" | "second_after_baseline";
+  kind: "start" | "after_tool_calls" | "after_more_tool_calls" | "end" | "second_start" | "second_after_baseline";
   label: string;
   /** Tool calls made before this reading. */
   toolCalls: number;
   processes: ProcessMemory[];
   totalBytes: number;
+  /** The Worker's JavaScript heap after a full collection (null: not read). */
+  heap: HeapUsage | null;
 }
 
 export interface BenchReport {
@@ -85,15 +88,20 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const memoryLoads: BenchReport["memoryLoads"] = [];
   let toolCalls = 0;
   try {
-    // Memory: before and after a fixed number of tool calls, before anything else fills the caches.
+    // Memory: before and after a fixed number of tool calls, and after as many again
+    // (does it keep growing, or level off?), before anything else fills the caches.
     const memoryLoad = await memoryMix(ctx);
-    memory.push(readMemory(bench, "start", "start (server up, signed in, memory Notes created)", toolCalls));
-    log(`[bench] memory: ${options.memoryCalls} tool calls …`);
-    const memRun = await runLoad({ origin: bench.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: memoryLoad, signal });
-    toolCalls += memRun.responses;
-    memory.push(readMemory(bench, "after_tool_calls", `after ${memRun.responses.toLocaleString("en-US")} tool calls`, toolCalls));
-    memoryLoads.push({ label: "tool calls (list_note_tabs, list_note_attachments, add_note_source in turn)", result: memRun });
-    if (errorCount(memRun) > 0) log(`[bench] the memory run had ${errorCount(memRun)} errors: ${memRun.firstFailure ?? ""}`);
+    memory.push(await readMemory(bench, "start", "start (server up, signed in, memory Notes created)", toolCalls));
+    for (const kind of ["after_tool_calls", "after_more_tool_calls"] as const) {
+      log(`[bench] memory: ${options.memoryCalls} tool calls …`);
+      const memRun = await runLoad({ origin: bench.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: memoryLoad.requests(), signal });
+      await memoryLoad.resync();
+      toolCalls += memRun.responses;
+      memory.push(await readMemory(bench, kind, `after ${toolCalls.toLocaleString("en-US")} tool calls`, toolCalls));
+      const what = kind === "after_tool_calls" ? "tool calls" : "more tool calls";
+      memoryLoads.push({ label: `${what} (list_note_tabs, list_note_attachments, add_note_source in turn)`, result: memRun });
+      if (errorCount(memRun) > 0) log(`[bench] the memory run had ${errorCount(memRun)} errors: ${memRun.firstFailure ?? ""}`);
+    }
 
     log(`[bench] setting up ${PARALLEL_NOTES} deck Notes and Notes of ${options.sourceCounts.join(" / ")} sources …`);
     const decks = await inBatches(
@@ -176,7 +184,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       sweep.push(sweepBase, sweepTabs);
     }
 
-    memory.push(readMemory(bench, "end", `end of the run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
+    memory.push(await readMemory(bench, "end", `end of the run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
 
     const events = bench.events();
     await bench.close();
@@ -185,10 +193,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`[bench] a second server (IDEMPOTENCY_RETENTION_SECONDS=${options.retentionSeconds}): baseline memory, then pruning …`);
       const second = await startBenchServer({ vars: { IDEMPOTENCY_RETENTION_SECONDS: String(options.retentionSeconds) }, signal });
       try {
-        memory.push(readMemory(second, "second_start", "second server: start (up, signed in)", 0));
+        memory.push(await readMemory(second, "second_start", "second server: start (up, signed in)", 0));
         const run = await runLoad({ origin: second.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: [{ method: "GET", path: "/bench/baseline" }], accept: (b) => b === "ok", signal });
         memoryLoads.push({ label: "baseline calls on the second server", result: run });
-        memory.push(readMemory(second, "second_after_baseline", `second server: after ${run.responses.toLocaleString("en-US")} baseline calls (no tool call)`, 0));
+        memory.push(await readMemory(second, "second_after_baseline", `second server: after ${run.responses.toLocaleString("en-US")} baseline calls (no tool call)`, 0));
         retention = await checkRetention(second, options.retentionSeconds, signal);
       } finally {
         await second.close();
@@ -218,8 +226,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   }
 }
 
-function readMemory(bench: BenchServer, kind: MemoryReading["kind"], label: string, calls: number): MemoryReading {
+/** The heap first: its full collection may hand memory back before the processes are read. */
+async function readMemory(bench: BenchServer, kind: MemoryReading["kind"], label: string, calls: number): Promise<MemoryReading> {
+  const heap = await bench.heap();
   const processes = workerdMemory(bench.server.pid);
-  return { kind, label, toolCalls: calls, processes, totalBytes: totalRss(processes) };
+  return { kind, label, toolCalls: calls, processes, totalBytes: totalRss(processes), heap };
 }
 

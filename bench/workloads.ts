@@ -314,8 +314,14 @@ export function addNoteSource(ctx: WorkloadContext): Workload {
   );
 }
 
+/** The memory run's calls: fresh requests for each run, and the writers' versions read again after one. */
+export interface MemoryMix {
+  requests(): autocannon.Request[];
+  resync(): Promise<void>;
+}
+
 /** A mix for the memory run: two reads of a deck Note with 100 sources and a citation into a Note per connection. */
-export async function memoryMix(ctx: WorkloadContext): Promise<autocannon.Request[]> {
+export async function memoryMix(ctx: WorkloadContext): Promise<MemoryMix> {
   const deck = await createDeckNote(ctx.api, "memory");
   await ctx.api.seedSources("memory", 100);
   const lanes = new WriteLanes(
@@ -340,9 +346,12 @@ export async function memoryMix(ctx: WorkloadContext): Promise<autocannon.Reques
     body: toolCallBody(tool, args),
     accept: (body: string) => !isMcpError(body),
   });
-  return [
-    read("list_note_tabs", { note_id: deck.noteId }),
-    read("list_note_attachments", { note_id: deck.noteId, kind: "sources", limit: PAGE_LIMIT }),
-    { ...lanes.request(ctx.agentToken), accept: isCommittedWrite },
-  ];
+  return {
+    requests: () => [
+      read("list_note_tabs", { note_id: deck.noteId }),
+      read("list_note_attachments", { note_id: deck.noteId, kind: "sources", limit: PAGE_LIMIT }),
+      { ...lanes.request(ctx.agentToken), accept: isCommittedWrite },
+    ],
+    resync: () => lanes.resync(ctx.origin, ctx.agentToken),
+  };
 }

@@ -45,6 +45,8 @@ export interface LocalServerOptions {
    * reaches the Worker as a boolean, "3" as a number.
    */
   vars?: Record<string, string>;
+  /** Where wrangler's DevTools inspector listens (on 127.0.0.1); default: wrangler's choice. */
+  inspectorPort?: number;
 }
 
 export interface LocalServer {
@@ -68,7 +70,7 @@ export interface LocalServer {
  * wrangler exits first or the wait runs out, with wrangler's last lines.
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
-  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {} } = options;
+  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {}, inspectorPort } = options;
   signal?.throwIfAborted();
   const args = [
     "wrangler",
@@ -82,6 +84,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     "--show-interactive-dev-session=false",
   ];
   if (persistTo !== undefined) args.push("--persist-to", persistTo);
+  if (inspectorPort !== undefined) args.push("--inspector-ip", HOST, "--inspector-port", String(inspectorPort));
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
   // A process group of its own: stop() reaches npx, wrangler and workerd by this one PID.

@@ -2,7 +2,7 @@
  * The benchmark harness works: a very short `npm run bench --quick` run,
  * in process, gives every workload row a throughput and no error of any
  * kind, the cost table its rows, and memory readings of both workerd
- * processes. The figures themselves are not asserted (a shared machine is
+ * processes and of the Worker's heap. The figures themselves are not asserted (a shared machine is
  * noisy); docs/performance.md has those.
  */
 import { expect, it } from "vitest";
@@ -73,10 +73,16 @@ it("runs every workload against the baseline in one run, without errors", async 
   }
   for (const id of attachments) expect(report.costs.find((c) => c.id === id)?.rowsReadPerCall, id).toBeGreaterThan(0);
 
-  // Memory: both workerd processes, read at the start and after the tool calls.
+  // Memory: both workerd processes and the Worker's heap (through the inspector), read at the start, after the tool calls and after as many again.
   const readings = report.memory.map((m) => m.kind);
-  expect(readings).toEqual(["start", "after_tool_calls", "end"]);
-  for (const m of report.memory) expect(m.processes.length, m.label).toBe(2);
+  expect(readings).toEqual(["start", "after_tool_calls", "after_more_tool_calls", "end"]);
+  for (const m of report.memory) {
+    expect(m.processes.length, m.label).toBe(2);
+    // A live heap of a Worker that loaded zod and the MCP SDK: more than 1 MB, and under what V8 reserved.
+    expect(m.heap?.usedBytes, m.label).toBeGreaterThan(2 ** 20);
+    expect(m.heap?.usedBytes, m.label).toBeLessThanOrEqual(m.heap?.totalBytes ?? 0);
+  }
+  expect(report.memory.map((m) => m.toolCalls).slice(0, 3)).toEqual([0, 300, 600]);
 
   const markdown = markdownReport(report);
   for (const row of report.rows) expect(markdown).toContain(`| ${row.name} |`);

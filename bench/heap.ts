@@ -1,0 +1,53 @@
+/**
+ * The Worker's JavaScript heap, read through the DevTools inspector that
+ * `wrangler dev` opens for it: a heap snapshot first (V8 runs a full garbage
+ * collection before taking one; the snapshot itself is thrown away), then
+ * `Runtime.getHeapUsage`. What is left is what the Worker's code still holds,
+ * which tells a leak in the code from memory the runtime keeps.
+ */
+import WebSocket from "ws";
+
+export interface HeapUsage {
+  /** Bytes of live objects after the collection. */
+  usedBytes: number;
+  /** Bytes V8 has reserved for the heap. */
+  totalBytes: number;
+}
+
+interface Reply {
+  id?: number;
+  result?: Record<string, unknown>;
+  error?: { message: string };
+}
+
+/** Reads the heap of the Worker behind the inspector at 127.0.0.1:`port`; gives up after `timeoutMs`. */
+export async function workerHeap(port: number, timeoutMs = 30_000): Promise<HeapUsage> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+  const timer = setTimeout(() => socket.terminate(), timeoutMs);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => resolve());
+      socket.once("error", reject);
+      socket.once("close", () => reject(new Error(`the inspector on port ${port} closed before it opened`)));
+    });
+    const replies = new Map<number, (reply: Reply) => void>();
+    socket.on("message", (data) => {
+      const reply = JSON.parse(String(data)) as Reply;
+      if (reply.id !== undefined) replies.get(reply.id)?.(reply);
+    });
+    let nextId = 0;
+    const call = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
+      new Promise((resolve, reject) => {
+        const id = ++nextId;
+        replies.set(id, (reply) => (reply.error === undefined ? resolve(reply.result ?? {}) : reject(new Error(`${method}: ${reply.error.message}`))));
+        socket.once("close", () => reject(new Error(`the inspector closed during ${method} (time out after ${timeoutMs} ms?)`)));
+        socket.send(JSON.stringify({ id, method, params }));
+      });
+    await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    const usage = await call("Runtime.getHeapUsage");
+    return { usedBytes: Number(usage.usedSize), totalBytes: Number(usage.totalSize) };
+  } finally {
+    clearTimeout(timer);
+    socket.terminate();
+  }
+}
