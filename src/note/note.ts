@@ -86,7 +86,7 @@ export class Note {
       add_tab: (c, i) => this.#change(c, i, (meta) => this.#addTab(meta, i)),
       rename_tab: (c, i) => this.#change(c, i, () => this.#renameTab(i.tab_id, i.label)),
       move_tab: (c, i) => this.#change(c, i, () => this.#moveTab(i.tab_id, i.position)),
-      delete_tab: (c, i) => this.#change(c, i, () => this.#deleteTab(i.tab_id)),
+      delete_tab: (c, i) => this.#change(c, i, (meta) => this.#deleteTab(meta, i.tab_id)),
       set_slides: (c, i) => this.#change(c, i, () => this.#setSlides(i.tab_id, i.slides)),
       set_markdown: (c, i) => this.#change(c, i, () => this.#setMarkdown(i.text)),
       add_file: (c, i) => this.#change(c, i, (meta) => this.#addFile(meta, i)),
@@ -259,8 +259,8 @@ export class Note {
   }
 
   #createTab(meta: NoteMeta, input: Pick<Input<"create_tab">, "tab_type" | "label" | "slides">): Result<Applied<CreatedTab>> {
-    const tabs = this.#store.tabs();
-    const added = tabs.filter((t) => t.type === "slides" || t.type === "sheet").length;
+    // The fixed tabs are never deleted: every other tab is a Slides or Sheet tab.
+    const added = meta.tab_count - FIXED_TABS.length;
     if (added >= LIMITS.tabsPerNote) return fail(limitExceeded("tabs_per_note", LIMITS.tabsPerNote, "This Note has as many Slides and Sheet tabs as it may"));
     const slides = input.slides ?? [];
     if (input.tab_type === "sheet" && slides.length > 0) {
@@ -270,10 +270,11 @@ export class Note {
       id: newTabId(input.tab_type, meta.next_tab_n, this.#now()),
       type: input.tab_type,
       label: input.label?.trim() ?? DEFAULT_LABELS[input.tab_type],
-      position: tabs.length,
+      position: meta.tab_count,
       slide_count: slides.length,
     };
     meta.next_tab_n += 1;
+    meta.tab_count += 1;
     this.#store.insertTab(tab);
     if (slides.length > 0) this.#store.appendSlides(tab.id, 0, slides.map(toSlide));
     return changed({ note_id: this.id, tab_id: tab.id, tab_type: input.tab_type, label: tab.label, position: tab.position, slide_count: tab.slide_count });
@@ -366,6 +367,7 @@ export class Note {
       version: 1,
       approved: false,
       next_tab_n: 1,
+      tab_count: FIXED_TABS.length,
       source_count: 0,
       file_count: 0,
       created_at: this.#now(),
@@ -486,10 +488,11 @@ export class Note {
     return ok({ tab: summary({ ...moving, position }) });
   }
 
-  #deleteTab(tabId: string): Result<Partial<Changed>> {
+  #deleteTab(meta: NoteMeta, tabId: string): Result<Partial<Changed>> {
     const found = this.#addedTab(tabId, "deleted");
     if (!found.ok) return found;
     this.#store.deleteTab(tabId);
+    meta.tab_count -= 1;
     this.#renumber(this.#store.tabs());
     return ok({});
   }

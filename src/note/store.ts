@@ -15,6 +15,8 @@ export interface NoteMeta {
   approved: boolean;
   /** The next `n` of a tab ID; it never goes back. */
   next_tab_n: number;
+  /** Tabs in the strip, the fixed ones included: a new tab's position, without reading the strip. */
+  tab_count: number;
   source_count: number;
   file_count: number;
   created_at: number;

@@ -70,6 +70,15 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE outbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT NOT NULL, entry TEXT NOT NULL)`,
     ],
   },
+  {
+    version: 2,
+    name: "meta.tab_count",
+    statements: [
+      // A new tab's position and the tab limit, read from the meta row instead of the whole strip.
+      `ALTER TABLE meta ADD COLUMN tab_count INTEGER NOT NULL DEFAULT 0`,
+      `UPDATE meta SET tab_count = (SELECT COUNT(*) FROM tabs)`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [

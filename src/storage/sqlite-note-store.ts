@@ -9,6 +9,7 @@ interface MetaRow {
   version: number;
   approved: number;
   next_tab_n: number;
+  tab_count: number;
   source_count: number;
   file_count: number;
   created_at: number;
@@ -37,22 +38,23 @@ export class SqliteNoteStore implements NoteStore {
 
   readMeta(): NoteMeta | null {
     const row = this.sql.first<MetaRow>(
-      `SELECT note_id, title, version, approved, next_tab_n, source_count, file_count, created_at FROM meta WHERE id = 1`,
+      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at FROM meta WHERE id = 1`,
     );
     return row === null ? null : { ...row, approved: row.approved === 1 };
   }
 
   writeMeta(meta: NoteMeta): void {
     this.sql.run(
-      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, source_count, file_count, created_at)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, version = excluded.version, approved = excluded.approved,
-         next_tab_n = excluded.next_tab_n, source_count = excluded.source_count, file_count = excluded.file_count`,
+         next_tab_n = excluded.next_tab_n, tab_count = excluded.tab_count, source_count = excluded.source_count, file_count = excluded.file_count`,
       meta.note_id,
       meta.title,
       meta.version,
       meta.approved ? 1 : 0,
       meta.next_tab_n,
+      meta.tab_count,
       meta.source_count,
       meta.file_count,
       meta.created_at,

@@ -777,6 +777,11 @@ describe("limits", () => {
     expect(failure(f.run(APP, "add_tab", { tab_type: "sheet" })).code).toBe("limit_exceeded");
     expect(f.version()).toBe(v);
     expect(f.tabs()).toHaveLength(LIMITS.tabsPerNote + 3);
+    // A deleted tab frees its place, and the next one goes to the end of the strip.
+    value(f.run(APP, "delete_tab", { tab_id: f.tabs()[3]?.id ?? "" }));
+    const again = value(f.run(AGENT, "create_tab", { expected_version: f.version(), idempotency_key: "k2", tab_type: "sheet" }));
+    expect(again.position).toBe(LIMITS.tabsPerNote + 2);
+    expect(f.tabs().map((t) => t.position)).toEqual(Array.from({ length: LIMITS.tabsPerNote + 3 }, (_, i) => i));
   });
 
   it("an idempotency key of 257 characters or with a non-printable character is refused, naming idempotency_key", () => {

@@ -28,6 +28,20 @@ describe("the cost of a call", () => {
     expect(written).toBeGreaterThanOrEqual(22); // 20 slides, the tab, the version, the key: the counters count
   });
 
+  it("create_note_tab reads as many rows on a Note of 60 tabs as on a new one", async () => {
+    const create = async (noteId: string, version: number, key: string) =>
+      cost(noteId, () => ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: key, tab_type: "sheet" }));
+    const empty = await newNote();
+    const onEmpty = await create(empty.noteId, empty.version, "first");
+    const full = await newNote();
+    let version = full.version;
+    for (let i = 0; i < 60; i++) version = (await ok("create_note_tab", { note_id: full.noteId, expected_version: version, idempotency_key: `t${i}`, tab_type: "sheet" })).version;
+    const onFull = await create(full.noteId, version, "sixty-first");
+    expect(onFull.value.position).toBe(63);
+    expect(onFull.read).toBe(onEmpty.read);
+    expect(onFull.read).toBeLessThan(10);
+  });
+
   it("a page of attachments reads about `limit` rows, whatever the Note holds", async () => {
     const { noteId } = await newNote();
     await runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), (_instance, state) => {

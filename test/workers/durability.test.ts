@@ -37,4 +37,27 @@ describe("durability", () => {
     expect(rows.after).toBe(3);
     expect(rows.applied).toEqual(NOTE_MIGRATIONS.map((m) => m.version));
   });
+
+  it("migration 2 counts the tabs of a Note written before it, and new tabs go to the end of its strip", async () => {
+    const { noteId, version } = await newNote();
+    const first = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides" });
+    const second = await ok("create_note_tab", { note_id: noteId, expected_version: first.version, idempotency_key: "b", tab_type: "sheet" });
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const counted = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      // The database as schema 1 left it: no tab_count, migration 2 not applied.
+      state.storage.transactionSync(() => {
+        sql.run("ALTER TABLE meta DROP COLUMN tab_count");
+        sql.run("DELETE FROM schema_migrations WHERE version = 2");
+      });
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      return sql.first<{ tab_count: number }>("SELECT tab_count FROM meta")?.tab_count;
+    });
+    expect(counted).toBe(5);
+    await abortAllDurableObjects();
+    const third = await ok("create_note_tab", { note_id: noteId, expected_version: second.version, idempotency_key: "c", tab_type: "slides" });
+    expect(third.position).toBe(5);
+    const list = await ok("list_note_tabs", { note_id: noteId });
+    expect(list.tabs.map((t: any) => t.position)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
 });
