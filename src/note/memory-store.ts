@@ -81,7 +81,7 @@ export class MemoryNoteStore implements NoteStore {
   }
 
   tabs(): TabRow[] {
-    this.#strip ??= [...this.#state.tabs.values()].sort((a, b) => a.position - b.position);
+    this.#strip ??= byPosition([...this.#state.tabs.values()]);
     return this.#strip.slice();
   }
   tab(id: string): TabRow | null {
@@ -220,4 +220,19 @@ function copySource(row: SourceRow): SourceRow {
 
 function copyFile(row: FileRow): FileRow {
   return { seq: row.seq, name: row.name, media_type: row.media_type, size_bytes: row.size_bytes, added_at: row.added_at };
+}
+
+/**
+ * Sorts rows by position, in place, keeping rows of equal position in their
+ * order (a stable insertion sort). A strip is a handful of tabs, nearly in
+ * order already, where this takes a fraction of Array#sort's time.
+ */
+function byPosition(rows: TabRow[]): TabRow[] {
+  for (let i = 1; i < rows.length; i++) {
+    const row = rows[i] as TabRow;
+    let j = i - 1;
+    for (; j >= 0 && (rows[j] as TabRow).position > row.position; j--) rows[j + 1] = rows[j] as TabRow;
+    rows[j + 1] = row;
+  }
+  return rows;
 }
