@@ -6,7 +6,7 @@
  * rules never change a row they read, and a frozen row would tell at once.
  */
 import type { AttachmentKind } from "./cursor.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "./store.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, RecordedResult, Slide, SourceRow, TabRow } from "./store.js";
 
 interface State {
   meta: NoteMeta | null;
@@ -131,11 +131,12 @@ export class MemoryNoteStore implements NoteStore {
   }
 
   idempotency(key: string): IdempotencyRecord | null {
-    return this.#state.keys.get(key) ?? null;
+    const record = this.#state.keys.get(key);
+    return record === undefined ? null : { key: record.key, tool: record.tool, result: copyResult(record.result), created_at: record.created_at };
   }
   recordIdempotency(record: IdempotencyRecord): void {
     this.#save(this.#state.keys, record.key);
-    this.#state.keys.set(record.key, { key: record.key, tool: record.tool, result: record.result, created_at: record.created_at });
+    this.#state.keys.set(record.key, { key: record.key, tool: record.tool, result: copyResult(record.result), created_at: record.created_at });
   }
   pruneIdempotency(cutoff: number): number {
     let pruned = 0;
@@ -235,4 +236,12 @@ function byPosition(rows: TabRow[]): TabRow[] {
     rows[j + 1] = row;
   }
   return rows;
+}
+
+/** A copy of a flat result: what a JSON round trip gives back, without the text in between. */
+function copyResult(result: RecordedResult): RecordedResult {
+  const fields = result as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const field in fields) if (fields[field] !== undefined) copy[field] = fields[field];
+  return copy;
 }

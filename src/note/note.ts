@@ -239,7 +239,7 @@ export class Note {
     if (!applied.ok) return applied;
     if (!applied.value.commit) return ok(applied.value.answer);
     const result = Object.assign({}, applied.value.change, { version: this.#commit(meta), replayed: false }) as Output<K>;
-    this.#store.recordIdempotency({ key: input.idempotency_key, tool, result: JSON.stringify(result), created_at: this.#now() });
+    this.#store.recordIdempotency({ key: input.idempotency_key, tool, result, created_at: this.#now() });
     return ok(result);
   }
 
@@ -255,7 +255,10 @@ export class Note {
         first_used_by: seen.tool,
       });
     }
-    return ok(Object.assign(JSON.parse(seen.result) as Record<string, unknown>, { replayed: true }));
+    // A fresh copy of the first result: marking it changes nothing kept.
+    const first = seen.result as { replayed?: boolean };
+    first.replayed = true;
+    return ok(first);
   }
 
   #createTab(meta: NoteMeta, input: Pick<Input<"create_tab">, "tab_type" | "label" | "slides">): Result<Applied<CreatedTab>> {

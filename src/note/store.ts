@@ -36,10 +36,17 @@ export interface Slide {
   notes: string;
 }
 
+/**
+ * A keyed write's first result: a flat object of strings, numbers and
+ * booleans (CreatedTab, EditedTab, AddedSource), as JSON would carry it.
+ */
+export type RecordedResult = object;
+
 export interface IdempotencyRecord {
   key: string;
   tool: string;
-  result: string;
+  /** Kept as the store likes (SQLite: JSON text); every read returns a fresh object, the caller's to change. */
+  result: RecordedResult;
   created_at: number;
 }
 

@@ -1,6 +1,6 @@
 /** The Note's storage in its Durable Object's SQLite database. */
 import type { AttachmentKind } from "../note/cursor.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, Slide, SourceRow, TabRow } from "../note/store.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, RecordedResult, Slide, SourceRow, TabRow } from "../note/store.js";
 import type { Sql } from "./sql.js";
 
 interface MetaRow {
@@ -119,14 +119,18 @@ export class SqliteNoteStore implements NoteStore {
   }
 
   idempotency(key: string): IdempotencyRecord | null {
-    return this.sql.first<IdempotencyRecord>(`SELECT key, tool, result, created_at FROM idempotency WHERE key = ?`, key);
+    const row = this.sql.first<{ key: string; tool: string; result: string; created_at: number }>(
+      `SELECT key, tool, result, created_at FROM idempotency WHERE key = ?`,
+      key,
+    );
+    return row === null ? null : { ...row, result: JSON.parse(row.result) as RecordedResult };
   }
   recordIdempotency(record: IdempotencyRecord): void {
     this.sql.run(
       `INSERT INTO idempotency (key, tool, result, created_at) VALUES (?, ?, ?, ?)`,
       record.key,
       record.tool,
-      record.result,
+      JSON.stringify(record.result),
       record.created_at,
     );
   }
