@@ -238,7 +238,10 @@ export class Note {
     const applied = apply(meta);
     if (!applied.ok) return applied;
     if (!applied.value.commit) return ok(applied.value.answer);
-    const result = Object.assign({}, applied.value.change, { version: this.#commit(meta), replayed: false }) as Output<K>;
+    // The change is this call's own object: completing it in place spares a copy.
+    const result = applied.value.change as Output<K> & { version: number; replayed: boolean };
+    result.version = this.#commit(meta);
+    result.replayed = false;
     this.#store.recordIdempotency({ key: input.idempotency_key, tool, result, created_at: this.#now() });
     return ok(result);
   }
@@ -428,7 +431,11 @@ export class Note {
     const applied = apply(meta);
     if (!applied.ok) return applied;
     if (applied.value === "unchanged") return ok({ note_id: this.id, version: meta.version });
-    return ok(Object.assign({}, applied.value, { note_id: this.id, version: this.#commit(meta) }));
+    // The change is this call's own object: completing it in place spares a copy.
+    const changed = applied.value;
+    changed.note_id = this.id;
+    changed.version = this.#commit(meta);
+    return ok(changed as Changed);
   }
 
   #setApproval(meta: NoteMeta, approved: boolean): Result<"unchanged" | Partial<Changed>> {
