@@ -47,6 +47,14 @@ export function hashHex(text: string): string {
   return hex8(h2) + hex8(h1);
 }
 
-function hex8(n: number): string {
-  return (n >>> 0).toString(16).padStart(8, "0");
+/** Two hex digits of each byte 0–255. */
+const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+
+/**
+ * A 32-bit value as eight hex digits, byte by byte: Number#toString(16) of a
+ * value above 2^31 (a double to V8) is about ten times slower.
+ */
+export function hex8(n: number): string {
+  const byte = (shift: number): string => HEX_BYTES[(n >>> shift) & 0xff] as string;
+  return byte(24) + byte(16) + byte(8) + byte(0);
 }

@@ -6,7 +6,7 @@
  * depend on how many draws other units made: the in-process and live runs,
  * and the policies compared on one table, see the same random events.
  */
-import { mix } from "./hash.js";
+import { hex8, mix } from "./hash.js";
 
 /**
  * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator): 128 bits of
@@ -103,10 +103,6 @@ export class Random {
     const cHex = hex8(c);
     return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${cHex.slice(1, 4)}-${cHex.slice(4)}${d}`;
   }
-}
-
-function hex8(n: number): string {
-  return n.toString(16).padStart(8, "0");
 }
 
 /** The stream for a seed and a path of integer labels (experiment, unit, …). */
