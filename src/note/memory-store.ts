@@ -238,10 +238,10 @@ function byPosition(rows: TabRow[]): TabRow[] {
   return rows;
 }
 
-/** A copy of a flat result: what a JSON round trip gives back, without the text in between. */
+/**
+ * A copy of a result. Results are flat, of strings, numbers and booleans, so a
+ * shallow copy is what SQLite's JSON round trip gives back.
+ */
 function copyResult(result: RecordedResult): RecordedResult {
-  const fields = result as Record<string, unknown>;
-  const copy: Record<string, unknown> = {};
-  for (const field in fields) if (fields[field] !== undefined) copy[field] = fields[field];
-  return copy;
+  return { ...result };
 }
