@@ -1,9 +1,10 @@
 /**
- * One benchmark run, start to end: the server up (bench-server.ts), memory
- * before and after a fixed number of tool calls, the Notes set up, the cost of
- * each call, every timed workload against the baseline measured in the same
- * run, a sweep of connection counts, and the retention check on a second
- * small server. Returns the whole report; report.ts prints it.
+ * One benchmark run, start to end: memory before and after a fixed number of
+ * tool calls, on a server of its own; then the main server up
+ * (bench-server.ts), the Notes set up, the cost of each call, every timed
+ * workload against the baseline measured in the same run, a sweep of
+ * connection counts; last, baseline memory and the retention check on a
+ * second small server. Returns the whole report; report.ts prints it.
  */
 import { startBenchServer, type BenchServer, type ServerEvents } from "./bench-server.js";
 import { measureCosts, type CallCost } from "./call-cost.js";
@@ -75,6 +76,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const { log, signal } = options;
   const startedAt = new Date();
   const machine = machineFacts();
+  const memory: MemoryReading[] = [];
+  const memoryLoads: BenchReport["memoryLoads"] = [];
+  await measureMemory(options, memory, memoryLoads);
+
   log(`[bench] starting wrangler dev (BENCH_ROUTES=true) …`);
   const bench = await startBenchServer({ signal });
   log(`[bench] ${bench.origin} up (process group ${bench.server.pid}), signed in as alice`);
@@ -84,25 +89,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const sweep: LoadRow[] = [];
   const paired: PairedRatio[] = [];
   const costs: CallCost[] = [];
-  const memory: MemoryReading[] = [];
-  const memoryLoads: BenchReport["memoryLoads"] = [];
   let toolCalls = 0;
   try {
-    // Memory: before and after a fixed number of tool calls, and after as many again
-    // (does it keep growing, or level off?), before anything else fills the caches.
-    const memoryLoad = await memoryMix(ctx);
-    memory.push(await readMemory(bench, "start", "start (server up, signed in, memory Notes created)", toolCalls));
-    for (const kind of ["after_tool_calls", "after_more_tool_calls"] as const) {
-      log(`[bench] memory: ${options.memoryCalls} tool calls …`);
-      const memRun = await runLoad({ origin: bench.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: memoryLoad.requests(), signal });
-      await memoryLoad.resync();
-      toolCalls += memRun.responses;
-      memory.push(await readMemory(bench, kind, `after ${toolCalls.toLocaleString("en-US")} tool calls`, toolCalls));
-      const what = kind === "after_tool_calls" ? "tool calls" : "more tool calls";
-      memoryLoads.push({ label: `${what} (list_note_tabs, list_note_attachments, add_note_source in turn)`, result: memRun });
-      if (errorCount(memRun) > 0) log(`[bench] the memory run had ${errorCount(memRun)} errors: ${memRun.firstFailure ?? ""}`);
-    }
-
     log(`[bench] setting up ${PARALLEL_NOTES} deck Notes and Notes of ${options.sourceCounts.join(" / ")} sources …`);
     const decks = await inBatches(
       Array.from({ length: PARALLEL_NOTES }, (_, i) => `deck-${String(i).padStart(2, "0")}`),
@@ -184,7 +172,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       sweep.push(sweepBase, sweepTabs);
     }
 
-    memory.push(await readMemory(bench, "end", `end of the run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
+    memory.push(await readMemory(bench, "end", `main server: end of the timed run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
 
     const events = bench.events();
     await bench.close();
@@ -223,6 +211,35 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     return { ...report, goals: evaluateGoals(report) };
   } finally {
     await bench.close(); // a second close only finds the server gone
+  }
+}
+
+/**
+ * Memory on a server of its own, so that neither its calls nor its heap
+ * snapshots touch the timed run: at the start, after `memoryCalls` tool calls,
+ * and after as many again (does it keep growing, or level off?).
+ */
+async function measureMemory(options: BenchOptions, memory: MemoryReading[], loads: BenchReport["memoryLoads"]): Promise<void> {
+  const { log, signal } = options;
+  log(`[bench] memory: a server of its own …`);
+  const server = await startBenchServer({ signal });
+  try {
+    const ctx: WorkloadContext = { origin: server.origin, agentToken: server.agentToken, api: server.api, connections: options.connections };
+    const mix = await memoryMix(ctx);
+    let calls = 0;
+    memory.push(await readMemory(server, "start", "memory server: start (up, signed in, its Notes created)", calls));
+    for (const kind of ["after_tool_calls", "after_more_tool_calls"] as const) {
+      log(`[bench] memory: ${options.memoryCalls} tool calls …`);
+      const run = await runLoad({ origin: server.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: mix.requests(), signal });
+      await mix.resync();
+      calls += run.responses;
+      memory.push(await readMemory(server, kind, `memory server: after ${calls.toLocaleString("en-US")} tool calls`, calls));
+      const what = kind === "after_tool_calls" ? "tool calls" : "more tool calls";
+      loads.push({ label: `${what} on the memory server (list_note_tabs, list_note_attachments, add_note_source in turn)`, result: run });
+      if (errorCount(run) > 0) log(`[bench] the memory run had ${errorCount(run)} errors: ${run.firstFailure ?? ""}`);
+    }
+  } finally {
+    await server.close();
   }
 }
 
