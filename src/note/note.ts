@@ -510,7 +510,7 @@ export class Note {
   #setSlides(tabId: string, slides: SlideInput[]): Result<Partial<Changed>> {
     const checks = new Checks();
     if (slides.length > LIMITS.slidesPerTab) checks.add("slides", `at most ${LIMITS.slidesPerTab} slides per tab (got ${slides.length})`);
-    else slides.forEach((slide, i) => checks.slide(`slides[${i}]`, slide));
+    else slides.forEach((slide, i) => checks.slide(slide, `slides[${i}].`));
     if (checks.issues.length > 0) return fail(invalidArguments(checks.issues));
     const found = this.#findTab(tabId);
     if (!found.ok) return found;
@@ -573,7 +573,7 @@ function validateKeyed(tool: (typeof KEYED_COMMANDS)[number], input: Commands[ty
     const i = input as Input<"edit_tab">;
     checks.text("tab_id", i.tab_id, 100, { required: true, nonBlank: true });
     if (i.operation === "slide_add") {
-      checks.slide("", { title: i.title as string, body: i.body, notes: i.notes });
+      checks.slide({ title: i.title as string, body: i.body, notes: i.notes });
       if (i.slides !== undefined) checks.add("slides", "not allowed with slide_add; use slides_add_outline");
     } else if (i.operation === "slides_add_outline") {
       if (i.slides === undefined) checks.add("slides", "required for slides_add_outline");
@@ -591,8 +591,6 @@ function validateKeyed(tool: (typeof KEYED_COMMANDS)[number], input: Commands[ty
     if (typeof i.url !== "string") checks.add("url", "required");
     checks.text("description", i.description, LIMITS.sourceDescriptionLength);
   }
-  // Paths of a lone slide's fields read ".title"; name them as the tool's own fields.
-  for (const issue of checks.issues) if (issue.path.startsWith(".")) issue.path = issue.path.slice(1);
 }
 
 function versionCheck(expected: number, current: number): Result<never> | null {

@@ -49,13 +49,14 @@ export class Checks {
   slides(path: string, slides: readonly SlideInput[], min: number): void {
     if (slides.length < min) this.add(path, `at least ${min} slide${min === 1 ? "" : "s"}`);
     if (slides.length > LIMITS.slidesPerCall) this.add(path, `at most ${LIMITS.slidesPerCall} slides per call (got ${slides.length})`);
-    slides.forEach((slide, i) => this.slide(`${path}[${i}]`, slide));
+    slides.forEach((slide, i) => this.slide(slide, `${path}[${i}].`));
   }
 
-  slide(path: string, slide: SlideInput): void {
-    this.text(`${path}.title`, slide.title, LIMITS.slideTitleLength, { required: true, nonBlank: true });
-    this.text(`${path}.body`, slide.body, LIMITS.slideBodyLength);
-    this.text(`${path}.notes`, slide.notes, LIMITS.slideNotesLength);
+  /** A slide's fields, named `${prefix}title` and so on: "slides[2]." in a list, "" for a call's own fields. */
+  slide(slide: SlideInput, prefix = ""): void {
+    this.text(`${prefix}title`, slide.title, LIMITS.slideTitleLength, { required: true, nonBlank: true });
+    this.text(`${prefix}body`, slide.body, LIMITS.slideBodyLength);
+    this.text(`${prefix}notes`, slide.notes, LIMITS.slideNotesLength);
   }
 
   label(path: string, label: string | undefined, required: boolean): void {
