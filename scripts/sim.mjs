@@ -1,37 +1,42 @@
 // @ts-check
 /**
  * `npm run sim`: bundles the simulations (sim/ and the domain they drive)
- * with esbuild when a source is newer than the bundle, then runs the bundle
- * in this same process. Plain JavaScript, so that starting it costs one Node
- * start-up and a few `stat` calls: the whole default run is meant to take
- * under a second (issue 4).
+ * with esbuild when one of the bundle's own source files changed since it was
+ * built, then runs the bundle in this same process. Plain JavaScript, so that
+ * starting it costs one Node start-up and a few `stat` calls: the whole
+ * default run is meant to take under a second (issue 4).
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = join(root, "dist", "sim");
 const entry = join(outdir, "main.js");
+/** The project files the last build read (esbuild's metafile), beside the bundle. */
+const manifest = join(outdir, "inputs.json");
+/** What changes a bundle besides its sources: the packages, and how it is built. */
+const ALWAYS = ["package-lock.json", "scripts/sim.mjs"];
 
-/** Newest modification time (ms) of a file, or of the files under a folder. */
-function newest(path) {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat === undefined) return 0;
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const name of readdirSync(path)) latest = Math.max(latest, newest(join(path, name)));
-  return latest;
+/** Modification time (ms) of a project file; a missing one counts as newer than anything. */
+function modified(path) {
+  return statSync(join(root, path), { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
 }
 
-const built = statSync(entry, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-const inputs = ["sim", "src", "package-lock.json", "scripts/sim.mjs"].map((p) => newest(join(root, p)));
-if (Math.max(...inputs) >= built) {
+function stale() {
+  const built = statSync(manifest, { throwIfNoEntry: false })?.mtimeMs;
+  if (built === undefined || statSync(entry, { throwIfNoEntry: false }) === undefined) return true;
+  const inputs = /** @type {string[]} */ (JSON.parse(readFileSync(manifest, "utf8")));
+  return [...inputs, ...ALWAYS].some((path) => modified(path) >= built);
+}
+
+if (stale()) {
   const { build } = await import("esbuild");
   // A fresh folder: split chunks are content-hashed, so old ones would pile up.
   rmSync(outdir, { recursive: true, force: true });
-  await build({
-    entryPoints: [join(root, "sim", "main.ts")],
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: ["sim/main.ts"],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -39,7 +44,10 @@ if (Math.max(...inputs) >= built) {
     splitting: true,
     external: ["@modelcontextprotocol/sdk"],
     outdir,
+    metafile: true,
     logLevel: "warning",
   });
+  const inputs = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("node_modules/"));
+  writeFileSync(manifest, `${JSON.stringify(inputs, null, 1)}\n`);
 }
 await import(pathToFileURL(entry).href);
