@@ -5,14 +5,21 @@
  * built, then runs the bundle in this same process. Plain JavaScript, so that
  * starting it costs one Node start-up and a few `stat` calls: the whole
  * default run is meant to take under a second (issue 4).
+ *
+ * The bundle runs with a V8 code cache (what `module.enableCompileCache()`
+ * does from Node 22 on): the first run after a build writes the bytecode of
+ * every function it compiled, and later runs skip compiling them.
  */
-import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import Module, { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = join(root, "dist", "sim");
-const entry = join(outdir, "main.js");
+const bundle = join(outdir, "main.cjs");
+const codeCache = join(outdir, "main.cjs.v8-cache");
 /** The project files the last build read (esbuild's metafile), beside the bundle. */
 const manifest = join(outdir, "inputs.json");
 /** What changes a bundle besides its sources: the packages, and how it is built. */
@@ -25,29 +32,36 @@ function modified(path) {
 
 function stale() {
   const built = statSync(manifest, { throwIfNoEntry: false })?.mtimeMs;
-  if (built === undefined || statSync(entry, { throwIfNoEntry: false }) === undefined) return true;
+  if (built === undefined || !existsSync(bundle)) return true;
   const inputs = /** @type {string[]} */ (JSON.parse(readFileSync(manifest, "utf8")));
   return [...inputs, ...ALWAYS].some((path) => modified(path) >= built);
 }
 
 if (stale()) {
   const { build } = await import("esbuild");
-  // A fresh folder: split chunks are content-hashed, so old ones would pile up.
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: ["sim/main.ts"],
     bundle: true,
     platform: "node",
-    format: "esm",
-    // The MCP client is loaded only by --live, as its own chunk.
-    splitting: true,
+    // A script, not a module: Node 20 can cache a script's compiled code (node:vm), not a module's.
+    format: "cjs",
+    // The MCP client is required only by --live.
     external: ["@modelcontextprotocol/sdk"],
-    outdir,
+    outfile: bundle,
     metafile: true,
     logLevel: "warning",
   });
   const inputs = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("node_modules/"));
   writeFileSync(manifest, `${JSON.stringify(inputs, null, 1)}\n`);
 }
-await import(pathToFileURL(entry).href);
+
+const cachedData = existsSync(codeCache) ? readFileSync(codeCache) : undefined;
+const script = new Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
+// V8 refuses a cache made for other code or another V8; the run then compiles as usual.
+if (cachedData === undefined || script.cachedDataRejected === true) {
+  process.once("beforeExit", () => writeFileSync(codeCache, script.createCachedData()));
+}
+const bundleModule = { exports: {} };
+script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, dirname(bundle));
