@@ -21,9 +21,19 @@ export function fmix32(x: number): number {
  * `mix(seed, experiment, unit, attempt)`. Different paths give unrelated values.
  */
 export function mix(seed: number, ...labels: readonly number[]): number {
-  let h = fmix32((seed >>> 0) ^ 0x9e3779b9);
-  for (const label of labels) h = fmix32((h + Math.imul(label >>> 0, 0x27d4eb2f) + 0x165667b1) >>> 0);
+  let h = mixSeed(seed);
+  for (let i = 0; i < labels.length; i++) h = mixLabel(h, labels[i] as number);
   return h;
+}
+
+/** The first step of `mix`: the seed alone. */
+export function mixSeed(seed: number): number {
+  return fmix32((seed >>> 0) ^ 0x9e3779b9);
+}
+
+/** One more step of `mix`: `mix(seed, a, b)` is `mixLabel(mixLabel(mixSeed(seed), a), b)`. */
+export function mixLabel(h: number, label: number): number {
+  return fmix32((h + Math.imul(label >>> 0, 0x27d4eb2f) + 0x165667b1) >>> 0);
 }
 
 /**

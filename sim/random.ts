@@ -6,7 +6,7 @@
  * depend on how many draws other units made: the in-process and live runs,
  * and the policies compared on one table, see the same random events.
  */
-import { hex8, mix } from "./hash.js";
+import { hex8, mix, mixLabel, mixSeed } from "./hash.js";
 
 /**
  * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator): 128 bits of
@@ -24,9 +24,11 @@ export class Random {
   #d = 1;
 
   constructor(seed32: number) {
-    this.#a = mix(seed32, 1);
-    this.#b = mix(seed32, 2);
-    this.#c = mix(seed32, 3);
+    // mix(seed32, 1), mix(seed32, 2) and mix(seed32, 3), sharing their first step.
+    const h = mixSeed(seed32);
+    this.#a = mixLabel(h, 1);
+    this.#b = mixLabel(h, 2);
+    this.#c = mixLabel(h, 3);
     // Warm-up, as sfc32's author recommends, so nearby seeds diverge at once.
     for (let i = 0; i < 12; i++) this.uint32();
   }
