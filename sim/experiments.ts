@@ -1,9 +1,10 @@
 /**
  * The five experiments of SPEC §9 as one run: which to run, the jobs they
  * consist of, their results, printed sections and JSON. Pure (no Node APIs):
- * the Worker tests run it as it is; the CLI (main.ts) may split the jobs
- * over threads, and the live driver (live.ts) sends units over HTTP. Every
- * job draws from its own seeded streams, so neither changes a figure.
+ * the Worker tests and the CLI (main.ts) run it as it is, and the live
+ * driver (live.ts) sends units over HTTP, several at once. Every job draws
+ * from its own seeded streams, so neither the order nor the split of the
+ * jobs changes a figure.
  */
 import { handlesChunks, handlesConfig, handlesResult, handlesSection, runHandlesChunk, writesSection, type HandlesChunk, type HandlesConfig, type HandlesResult, type HandlesTally } from "./handles.js";
 import { idempotencyConfig, idempotencyResult, idempotencySection, idempotencyUnits, type IdempotencyConfig, type IdempotencyResult, type RunFigures } from "./idempotency.js";

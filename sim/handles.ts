@@ -79,7 +79,7 @@ export interface HandlesChunk {
   to: number;
 }
 
-/** What a slice counted: plain numbers, so a worker thread can send it back. */
+/** What a slice counted: plain numbers, added up slice by slice. */
 export interface HandlesTally {
   k: number;
   trials: number;
