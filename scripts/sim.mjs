@@ -59,9 +59,12 @@ if (stale()) {
 
 const cachedData = existsSync(codeCache) ? readFileSync(codeCache) : undefined;
 const script = new Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
-// V8 refuses a cache made for other code or another V8; the run then compiles as usual.
-if (cachedData === undefined || script.cachedDataRejected === true) {
-  process.once("beforeExit", () => writeFileSync(codeCache, script.createCachedData()));
-}
+// V8 refuses a cache made for other code or another V8; the run then compiles as usual. A run
+// that compiled clearly more than the cache holds (a full run after `--help`) replaces it.
+process.once("beforeExit", () => {
+  const compiled = script.createCachedData();
+  const usable = cachedData !== undefined && script.cachedDataRejected !== true;
+  if (!usable || compiled.length > cachedData.length * 1.05) writeFileSync(codeCache, compiled);
+});
 const bundleModule = { exports: {} };
 script.runInThisContext()(bundleModule.exports, createRequire(bundle), bundleModule, bundle, dirname(bundle));
