@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
+import { isMainThread } from "node:worker_threads";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = join(root, "dist", "sim");
@@ -38,7 +39,8 @@ function stale() {
   return [...inputs, ...ALWAYS].some((path) => modified(path) >= built);
 }
 
-if (stale()) {
+// The bundle's second thread starts here too; the first one has just checked the build.
+if (isMainThread && stale()) {
   const { build } = await import("esbuild");
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
@@ -68,7 +70,7 @@ const cachedData = existsSync(codeCache) ? readFileSync(codeCache) : undefined;
 const script = new Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
 // V8 refuses a cache made for other code or another V8; the run then compiles as usual. A run
 // that compiled clearly more than the cache holds (a full run after `--help`) replaces it.
-process.once("beforeExit", () => {
+if (isMainThread) process.once("beforeExit", () => {
   const compiled = script.createCachedData();
   const usable = cachedData !== undefined && script.cachedDataRejected !== true;
   if (!usable || compiled.length > cachedData.length * 1.05) writeFileSync(codeCache, compiled);

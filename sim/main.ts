@@ -5,12 +5,16 @@
  *   npm run sim -- [--seed N] [--trials N] [--only 1,3] [--json]
  *   npm run sim -- --live http://127.0.0.1:8787 [--trials N] [--only 3,4,5]
  *
- * In process, everything runs on this one thread: a second thread gained
- * nothing on the 2-core machines this runs on (docs/experiments.md).
- * `--live` loads the MCP client only then (sim/live.ts).
+ * In process, experiment 5 runs on a second thread while this one runs the
+ * others, when the machine has a second core: each thread compiles only the
+ * code of its own experiments (docs/experiments.md). Every job draws from its
+ * own seeded streams, so the split changes no figure. `--live` loads the MCP
+ * client only then (sim/live.ts).
  */
+import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { EXPERIMENTS, runExperiments, sections, toJson, type ExperimentNumber, type Results } from "./experiments.js";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { assemble, collect, EXPERIMENTS, jobsOf, makePlan, runJob, sections, toJson, type ExperimentNumber, type Job, type Results } from "./experiments.js";
 import { renderMarkdown } from "./report.js";
 import { SPEC_TRIALS, type Settings } from "./settings.js";
 
@@ -82,6 +86,62 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return n;
 }
 
+/** The experiments the second thread runs: 5, the largest, takes about as long as 1 to 4 less the thread's start. */
+const SECOND_THREAD: ReadonlySet<Job["experiment"]> = new Set(["outline"]);
+
+/** What the second thread is given: the plan's inputs, and which of its jobs to run. */
+interface ThreadTask {
+  settings: Settings;
+  only: ExperimentNumber[];
+  jobs: number[];
+}
+
+type Output = ReturnType<typeof runJob>;
+
+/**
+ * Runs the plan in process: the jobs of SECOND_THREAD on a worker thread,
+ * started like this one by the launcher (process.argv[1], scripts/sim.mjs)
+ * from the bundle's code cache, and the rest on this thread. With one core,
+ * or nothing to split, all of it here.
+ */
+async function runSplit(settings: Settings, only: ReadonlySet<ExperimentNumber>): Promise<Results> {
+  const plan = makePlan(settings, only);
+  const jobs = jobsOf(plan);
+  const outputs: Output[] = new Array(jobs.length);
+  const launcher = process.argv[1];
+  const theirs = jobs.flatMap((job, i) => (SECOND_THREAD.has(job.experiment) ? [i] : []));
+  if (theirs.length === 0 || theirs.length === jobs.length || availableParallelism() < 2 || launcher === undefined) {
+    jobs.forEach((job, i) => (outputs[i] = runJob(plan, job)));
+    return assemble(plan, collect(jobs, outputs));
+  }
+
+  const task: ThreadTask = { settings, only: [...only], jobs: theirs };
+  const worker = new Worker(launcher, { workerData: task });
+  const answered = new Promise<Output[]>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the second simulation thread exited with code ${code} before it answered`)));
+  });
+  const second = new Set(theirs);
+  try {
+    jobs.forEach((job, i) => {
+      if (!second.has(i)) outputs[i] = runJob(plan, job);
+    });
+  } catch (error) {
+    await worker.terminate();
+    throw error;
+  }
+  (await answered).forEach((output, k) => (outputs[theirs[k] as number] = output));
+  return assemble(plan, collect(jobs, outputs));
+}
+
+/** The second thread: runs the jobs it was given and posts their outputs, in that order. */
+function threadMain(task: ThreadTask): void {
+  const plan = makePlan(task.settings, new Set(task.only));
+  const jobs = jobsOf(plan);
+  parentPort?.postMessage(task.jobs.map((i) => runJob(plan, jobs[i] as Job)));
+}
+
 async function main(): Promise<void> {
   let options: Options | "help";
   try {
@@ -100,12 +160,13 @@ async function main(): Promise<void> {
     const { runLive } = await import("./live.js");
     results = await runLive({ origin: options.live, settings: options.settings, only: options.only, concurrency: options.concurrency, log: (line) => process.stderr.write(`${line}\n`) });
   } else {
-    results = runExperiments(options.settings, options.only);
+    results = await runSplit(options.settings, options.only);
   }
   process.stdout.write(options.json ? `${JSON.stringify(toJson(results, options.only), null, 2)}\n` : renderMarkdown(sections(results, options.only)));
 }
 
-main().catch((error: unknown) => {
+if (!isMainThread) threadMain(workerData as ThreadTask);
+else main().catch((error: unknown) => {
   // A connector that is not there gets a sentence; anything else is a bug and gets its stack.
   const text = error instanceof Error ? (error.name === "LiveSetupError" ? error.message : (error.stack ?? error.message)) : String(error);
   process.stderr.write(`npm run sim: ${text}\n`);
