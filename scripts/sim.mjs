@@ -9,14 +9,32 @@
  * The bundle runs with a V8 code cache (what `module.enableCompileCache()`
  * does from Node 22 on): the first run after a build writes the bytecode of
  * every function it compiled, and later runs skip compiling them.
+ *
+ * `npm run sim` starts Node with NODE_EXTRA_CA_CERTS emptied (package.json),
+ * its value kept in SIM_NODE_EXTRA_CA_CERTS: Node reads and parses every
+ * certificate that file holds before it runs a line, 40 ms where it names the
+ * system's bundle, and a run in process opens no connection. A `--live` run
+ * may reach an https connector, so it runs again with the certificates.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module, { createRequire } from "node:module";
+import os from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Script } from "node:vm";
 import { isMainThread } from "node:worker_threads";
+
+const extraCaCerts = process.env.SIM_NODE_EXTRA_CA_CERTS;
+if (isMainThread && extraCaCerts && process.argv.some((arg) => arg === "--live" || arg.startsWith("--live="))) {
+  const env = { ...process.env, NODE_EXTRA_CA_CERTS: extraCaCerts };
+  delete env.SIM_NODE_EXTRA_CA_CERTS;
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: "inherit", env });
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM"])) process.on(signal, () => child.kill(signal));
+  const [code, signal] = await new Promise((resolve) => child.once("exit", (...ended) => resolve(ended)));
+  process.exit(code ?? (signal === null ? 1 : 128 + (os.constants.signals[signal] ?? 0)));
+}
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outdir = join(root, "dist", "sim");
