@@ -78,11 +78,14 @@ if (isMainThread && stale()) {
   writeFileSync(manifest, `${JSON.stringify(inputs, null, 1)}\n`);
 }
 
-// A third of a default run is V8 optimizing the hot code on its second thread while the first
-// runs it unoptimized. Inlining less per optimized function (200 bytes of inlined bytecode in
-// all, not 920) cuts that compile work by a third: about 8 % off the run (docs/experiments.md). Set
+// A third of a default run's CPU is V8's optimizing compiler, on threads of its own, while the
+// code runs unoptimized. Two flags cut that work (docs/experiments.md): inlining less per
+// optimized function (200 bytes of inlined bytecode in all, not 920), and leaving functions
+// of more than 2 KB of bytecode unoptimized. The only such hot functions are the scripts of
+// experiments 4 and 5, generators whose time goes into the calls they yield: optimized, they
+// took 100 ms of compiling (recompiled after each deoptimization) and ran no faster. Set
 // before the bundle is compiled: the code cache records the flags it was made with.
-setFlagsFromString("--max-inlined-bytecode-size-cumulative=200");
+setFlagsFromString("--max-inlined-bytecode-size-cumulative=200 --max-optimized-bytecode-size=2048");
 
 const cachedData = existsSync(codeCache) ? readFileSync(codeCache) : undefined;
 const script = new Script(Module.wrap(readFileSync(bundle, "utf8")), { filename: bundle, cachedData });
