@@ -14,7 +14,7 @@
 import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
-import { assemble, collect, EXPERIMENTS, jobsOf, makePlan, runJob, sections, toJson, type ExperimentNumber, type Job, type Results } from "./experiments.js";
+import { EXPERIMENTS, runExperiments, sections, toJson, type ExperimentNumber, type Results } from "./experiments.js";
 import { renderMarkdown } from "./report.js";
 import { SPEC_TRIALS, type Settings } from "./settings.js";
 
@@ -86,60 +86,47 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return n;
 }
 
-/** The experiments the second thread runs: 5, the largest, takes about as long as 1 to 4 less the thread's start. */
-const SECOND_THREAD: ReadonlySet<Job["experiment"]> = new Set(["outline"]);
+/** The experiment the second thread runs: 5, the largest, takes about as long as 1 to 4 less the thread's start. */
+const SECOND_THREAD: ExperimentNumber = 5;
 
-/** What the second thread is given: the plan's inputs, and which of its jobs to run. */
+/** What the second thread is given: the run's settings and its experiments. */
 interface ThreadTask {
   settings: Settings;
   only: ExperimentNumber[];
-  jobs: number[];
 }
 
-type Output = ReturnType<typeof runJob>;
-
 /**
- * Runs the plan in process: the jobs of SECOND_THREAD on a worker thread,
+ * Runs the chosen experiments in process: SECOND_THREAD on a worker thread,
  * started like this one by the launcher (process.argv[1], scripts/sim.mjs)
- * from the bundle's code cache, and the rest on this thread. With one core,
- * or nothing to split, all of it here.
+ * from the bundle's code cache, and the others on this thread. With one
+ * core, or nothing to split, all of them here. Experiments share no results,
+ * so the two halves merge as they are.
  */
 async function runSplit(settings: Settings, only: ReadonlySet<ExperimentNumber>): Promise<Results> {
-  const plan = makePlan(settings, only);
-  const jobs = jobsOf(plan);
-  const outputs: Output[] = new Array(jobs.length);
   const launcher = process.argv[1];
-  const theirs = jobs.flatMap((job, i) => (SECOND_THREAD.has(job.experiment) ? [i] : []));
-  if (theirs.length === 0 || theirs.length === jobs.length || availableParallelism() < 2 || launcher === undefined) {
-    jobs.forEach((job, i) => (outputs[i] = runJob(plan, job)));
-    return assemble(plan, collect(jobs, outputs));
-  }
+  const mine = new Set([...only].filter((n) => n !== SECOND_THREAD));
+  if (!only.has(SECOND_THREAD) || mine.size === 0 || availableParallelism() < 2 || launcher === undefined) return runExperiments(settings, only);
 
-  const task: ThreadTask = { settings, only: [...only], jobs: theirs };
+  const task: ThreadTask = { settings, only: [SECOND_THREAD] };
   const worker = new Worker(launcher, { workerData: task });
-  const answered = new Promise<Output[]>((resolve, reject) => {
+  const answered = new Promise<Results>((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the second simulation thread exited with code ${code} before it answered`)));
   });
-  const second = new Set(theirs);
+  let results: Results;
   try {
-    jobs.forEach((job, i) => {
-      if (!second.has(i)) outputs[i] = runJob(plan, job);
-    });
+    results = runExperiments(settings, mine);
   } catch (error) {
     await worker.terminate();
     throw error;
   }
-  (await answered).forEach((output, k) => (outputs[theirs[k] as number] = output));
-  return assemble(plan, collect(jobs, outputs));
+  return { ...results, ...(await answered) };
 }
 
-/** The second thread: runs the jobs it was given and posts their outputs, in that order. */
+/** The second thread: runs its experiments and posts their results. */
 function threadMain(task: ThreadTask): void {
-  const plan = makePlan(task.settings, new Set(task.only));
-  const jobs = jobsOf(plan);
-  parentPort?.postMessage(task.jobs.map((i) => runJob(plan, jobs[i] as Job)));
+  parentPort?.postMessage(runExperiments(task.settings, new Set(task.only)));
 }
 
 async function main(): Promise<void> {
