@@ -75,6 +75,7 @@ export interface CreatedTab {
   slide_count: number;
   version: number;
   replayed: boolean;
+  arguments_differ: boolean;
 }
 
 export interface EditedTab {
@@ -84,6 +85,7 @@ export interface EditedTab {
   slide_count: number;
   version: number;
   replayed: boolean;
+  arguments_differ: boolean;
 }
 
 export interface AddedSource {
@@ -95,6 +97,7 @@ export interface AddedSource {
   already_attached: boolean;
   version: number;
   replayed: boolean;
+  arguments_differ: boolean;
 }
 
 export type AttachmentPage =
@@ -178,5 +181,6 @@ export type Output<K extends CommandName> = Commands[K]["output"];
 
 /** The agent's writes: the commands that take an idempotency key. */
 export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source"] as const;
+export type KeyedCommand = (typeof KEYED_COMMANDS)[number];
 /** What an agent may do through a connector: the MCP tools' operations, nothing of the person's. */
 export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", ...KEYED_COMMANDS]);

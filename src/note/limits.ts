@@ -10,6 +10,8 @@ export const LIMITS = {
   noteIdLength: 64,
   noteTitleLength: 200,
   tabLabelLength: 100,
+  /** A tab ID as a caller may spell it; real IDs are far shorter. */
+  tabIdLength: 100,
   slideTitleLength: 300,
   slideBodyLength: 10_000,
   slideNotesLength: 10_000,

@@ -1,184 +1,161 @@
 /**
  * An in-memory `NoteStore` for unit tests and the simulations. A transaction
- * keeps an undo journal of what it changed and plays it back if the
- * operation throws, so a failure leaves the Note untouched, as SQLite's
- * rollback does. Tab rows are handed out as they are kept (the rules never
- * change a row they read; they write a new one); every other read is a fresh
- * copy, as SQLite's rows are. Not frozen: frozen rows made every site that
- * reads them slower in V8.
+ * keeps an undo journal of what it changed and plays it back when the
+ * operation fails or throws, as SQLite's rollback does. Every read hands out
+ * a copy, as SQLite's rows are, so no caller can change what is kept.
  */
 import type { AttachmentKind } from "./cursor.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, RecordedResult, Slide, SourceRow, TabRow } from "./store.js";
-
-interface State {
-  meta: NoteMeta | null;
-  members: Map<string, "owner" | "editor">;
-  tabs: Map<string, TabRow>;
-  slides: Map<string, Slide[]>;
-  markdown: string;
-  keys: Map<string, IdempotencyRecord>;
-  sources: SourceRow[];
-  sourcesByUrl: Map<string, SourceRow>;
-  files: FileRow[];
-}
+import type { DirectoryEntry } from "./directory.js";
+import type { Result } from "./result.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
-  #state: State = {
-    meta: null,
-    members: new Map(),
-    tabs: new Map(),
-    slides: new Map(),
-    markdown: "",
-    keys: new Map(),
-    sources: [],
-    sourcesByUrl: new Map(),
-    files: [],
-  };
-  /** Undo steps of the running transaction, newest last. */
+  #meta: NoteMeta | null = null;
+  /** null until first written, as the SQLite table has no row until then. */
+  #markdown: string | null = null;
+  readonly #members = new Map<string, "owner" | "editor">();
+  readonly #tabs = new Map<string, TabRow>();
+  readonly #slides = new Map<string, Slide[]>();
+  readonly #keys = new Map<string, IdempotencyRecord>();
+  readonly #sources: SourceRow[] = [];
+  readonly #sourcesByUrl = new Map<string, SourceRow>();
+  readonly #files: FileRow[] = [];
+  readonly #outbox = new Map<number, OwedEntry>();
+  #outboxSeq = 0;
+  /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
-  /** The tabs in strip order, until a tab changes. */
-  #strip: readonly TabRow[] | null = null;
 
-  transaction<T>(fn: () => T): T {
-    if (this.#undo !== null) return fn();
-    this.#undo = [];
+  transaction<T>(fn: () => Result<T>): Result<T> {
+    if (this.#undo !== null) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
+    const undo: (() => void)[] = [];
+    this.#undo = undo;
+    let result: Result<T> | undefined;
     try {
-      return fn();
-    } catch (error) {
-      const undo = this.#undo;
-      for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
-      this.#strip = null;
-      throw error;
+      result = fn();
+      return result;
     } finally {
       this.#undo = null;
+      if (result === undefined || !result.ok) for (const step of undo.reverse()) step();
     }
   }
 
-  /** Remembers how to restore `key` of `map` if the transaction fails. */
-  #save<K, V>(map: Map<K, V>, key: K): void {
-    if (this.#undo === null) return;
+  /** Remembers how to put back what a write is about to change. */
+  #onUndo(step: () => void): void {
+    this.#undo?.push(step);
+  }
+
+  #saveEntry<K, V>(map: Map<K, V>, key: K): void {
     const had = map.has(key);
     const old = map.get(key);
-    this.#undo.push(() => (had ? map.set(key, old as V) : map.delete(key)));
+    this.#onUndo(() => (had ? map.set(key, old as V) : map.delete(key)));
   }
 
   readMeta(): NoteMeta | null {
-    return this.#state.meta === null ? null : copyMeta(this.#state.meta);
+    return this.#meta === null ? null : { ...this.#meta };
   }
   writeMeta(meta: NoteMeta): void {
-    const old = this.#state.meta;
-    this.#undo?.push(() => (this.#state.meta = old));
-    this.#state.meta = copyMeta(meta);
+    const old = this.#meta;
+    this.#onUndo(() => (this.#meta = old));
+    this.#meta = { ...meta };
   }
 
   isMember(user: string): boolean {
-    return this.#state.members.has(user);
+    return this.#members.has(user);
   }
   addMember(user: string, role: "owner" | "editor"): void {
-    this.#save(this.#state.members, user);
-    this.#state.members.set(user, role);
+    if (this.#members.has(user)) return;
+    this.#saveEntry(this.#members, user);
+    this.#members.set(user, role);
   }
   members(): string[] {
-    return [...this.#state.members.keys()];
+    return [...this.#members.keys()].sort();
   }
 
   tabs(): TabRow[] {
-    this.#strip ??= byPosition([...this.#state.tabs.values()]);
-    return this.#strip.slice();
+    return [...this.#tabs.values()].sort((a, b) => a.position - b.position).map((tab) => ({ ...tab }));
   }
   tab(id: string): TabRow | null {
-    return this.#state.tabs.get(id) ?? null;
+    const tab = this.#tabs.get(id);
+    return tab === undefined ? null : { ...tab };
   }
   insertTab(tab: TabRow): void {
-    if (this.#state.tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
-    this.#setTab(tab);
+    if (this.#tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
+    this.#saveEntry(this.#tabs, tab.id);
+    this.#tabs.set(tab.id, { ...tab });
   }
   updateTab(tab: TabRow): void {
-    this.#setTab(tab);
-  }
-  #setTab(tab: TabRow): void {
-    this.#save(this.#state.tabs, tab.id);
-    this.#state.tabs.set(tab.id, copyTab(tab));
-    this.#strip = null;
+    if (!this.#tabs.has(tab.id)) return;
+    this.#saveEntry(this.#tabs, tab.id);
+    this.#tabs.set(tab.id, { ...tab });
   }
   deleteTab(id: string): void {
-    this.#save(this.#state.tabs, id);
-    this.#save(this.#state.slides, id);
-    this.#state.tabs.delete(id);
-    this.#state.slides.delete(id);
-    this.#strip = null;
+    this.#saveEntry(this.#tabs, id);
+    this.#saveEntry(this.#slides, id);
+    this.#tabs.delete(id);
+    this.#slides.delete(id);
   }
 
   slides(tabId: string): Slide[] {
-    return (this.#state.slides.get(tabId) ?? []).map(copySlide);
+    return (this.#slides.get(tabId) ?? []).map((slide) => ({ ...slide }));
   }
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
-    const deck = this.#state.slides.get(tabId) ?? [];
+    const deck = this.#slides.get(tabId) ?? [];
     if (deck.length !== first) throw new Error(`tab ${tabId} has ${deck.length} slides, not ${first}`);
-    this.#save(this.#state.slides, tabId);
-    this.#state.slides.set(tabId, [...deck, ...slides.map(copySlide)]);
+    this.#saveEntry(this.#slides, tabId);
+    this.#slides.set(tabId, [...deck, ...slides.map((slide) => ({ ...slide }))]);
   }
   replaceSlides(tabId: string, slides: readonly Slide[]): void {
-    this.#save(this.#state.slides, tabId);
-    this.#state.slides.set(tabId, slides.map(copySlide));
+    this.#saveEntry(this.#slides, tabId);
+    this.#slides.set(tabId, slides.map((slide) => ({ ...slide })));
   }
 
   markdown(): string {
-    return this.#state.markdown;
+    return this.#markdown ?? "";
   }
   writeMarkdown(text: string): void {
-    const old = this.#state.markdown;
-    this.#undo?.push(() => (this.#state.markdown = old));
-    this.#state.markdown = text;
+    const old = this.#markdown;
+    this.#onUndo(() => (this.#markdown = old));
+    this.#markdown = text;
   }
 
   idempotency(key: string): IdempotencyRecord | null {
-    const record = this.#state.keys.get(key);
-    return record === undefined ? null : { key: record.key, tool: record.tool, result: copyResult(record.result), created_at: record.created_at };
+    const record = this.#keys.get(key);
+    return record === undefined ? null : copyRecord(record);
   }
   recordIdempotency(record: IdempotencyRecord): void {
-    this.#save(this.#state.keys, record.key);
-    this.#state.keys.set(record.key, { key: record.key, tool: record.tool, result: copyResult(record.result), created_at: record.created_at });
+    if (this.#keys.has(record.key)) throw new Error(`idempotency key ${record.key} is recorded`);
+    this.#saveEntry(this.#keys, record.key);
+    this.#keys.set(record.key, copyRecord(record));
   }
   pruneIdempotency(cutoff: number): number {
-    let pruned = 0;
-    for (const [key, record] of this.#state.keys) {
-      if (record.created_at <= cutoff) {
-        this.#save(this.#state.keys, key);
-        this.#state.keys.delete(key);
-        pruned += 1;
-      }
+    const expired = [...this.#keys.values()].filter((record) => record.created_at <= cutoff);
+    for (const record of expired) {
+      this.#saveEntry(this.#keys, record.key);
+      this.#keys.delete(record.key);
     }
-    return pruned;
+    return expired.length;
   }
   oldestIdempotency(): number | null {
-    let oldest: number | null = null;
-    for (const record of this.#state.keys.values()) if (oldest === null || record.created_at < oldest) oldest = record.created_at;
-    return oldest;
+    const times = [...this.#keys.values()].map((record) => record.created_at);
+    return times.length === 0 ? null : Math.min(...times);
   }
 
   sourceByNormalizedUrl(normalized: string): SourceRow | null {
-    return this.#state.sourcesByUrl.get(normalized) ?? null;
+    const row = this.#sourcesByUrl.get(normalized);
+    return row === undefined ? null : { ...row };
   }
   insertSource(source: NewSource): number {
-    const row: SourceRow = {
-      seq: this.#state.sources.length + 1,
-      title: source.title,
-      url: source.url,
-      normalized_url: source.normalized_url,
-      description: source.description,
-      added_at: source.added_at,
-    };
-    this.#save(this.#state.sourcesByUrl, row.normalized_url);
-    this.#undo?.push(() => this.#state.sources.pop());
-    this.#state.sources.push(row);
-    this.#state.sourcesByUrl.set(row.normalized_url, row);
+    const row: SourceRow = { seq: this.#sources.length + 1, ...source };
+    this.#saveEntry(this.#sourcesByUrl, row.normalized_url);
+    this.#onUndo(() => this.#sources.pop());
+    this.#sources.push(row);
+    this.#sourcesByUrl.set(row.normalized_url, row);
     return row.seq;
   }
   insertFile(file: NewFile): number {
-    const row: FileRow = { seq: this.#state.files.length + 1, name: file.name, media_type: file.media_type, size_bytes: file.size_bytes, added_at: file.added_at };
-    this.#undo?.push(() => this.#state.files.pop());
-    this.#state.files.push(row);
+    const row: FileRow = { seq: this.#files.length + 1, ...file };
+    this.#onUndo(() => this.#files.pop());
+    this.#files.push(row);
     return row.seq;
   }
 
@@ -186,64 +163,55 @@ export class MemoryNoteStore implements NoteStore {
   attachments(kind: "files", after: number, limit: number): FileRow[];
   attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[] {
     // Sequence numbers are 1, 2, 3…: the row after `after` sits at index `after`.
-    if (kind === "sources") return this.#state.sources.slice(after, after + limit).map(copySource);
-    return this.#state.files.slice(after, after + limit).map(copyFile);
+    const rows: readonly (SourceRow | FileRow)[] = kind === "sources" ? this.#sources : this.#files;
+    return rows.slice(after, after + limit).map((row) => ({ ...row })) as SourceRow[] | FileRow[];
+  }
+
+  queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
+    const seq = this.#outboxSeq + 1;
+    this.#onUndo(() => {
+      this.#outbox.delete(seq);
+      this.#outboxSeq = seq - 1;
+    });
+    this.#outboxSeq = seq;
+    this.#outbox.set(seq, { seq, user, entry: { ...entry } });
+  }
+  owedDirectoryEntries(): OwedEntry[] {
+    return [...this.#outbox.values()].map((owed) => ({ ...owed, entry: { ...owed.entry } }));
+  }
+  directoryEntryDelivered(seq: number): void {
+    this.#outbox.delete(seq);
+  }
+
+  /**
+   * Everything kept, as the rows of the SQLite tables of the same names and
+   * columns (src/storage/migrations.ts), each table in primary-key order: what
+   * a test compares with the object's database and with a model.
+   */
+  tables(): Record<string, Record<string, unknown>[]> {
+    const meta = this.#meta;
+    return {
+      meta: meta === null ? [] : [{ id: 1, ...meta, approved: meta.approved ? 1 : 0 }],
+      markdown: this.#markdown === null ? [] : [{ id: 1, text: this.#markdown }],
+      members: [...this.#members].sort(([a], [b]) => compare(a, b)).map(([user, role]) => ({ user, role })),
+      tabs: [...this.#tabs.values()].sort((a, b) => compare(a.id, b.id)).map((tab) => ({ ...tab })),
+      slides: [...this.#slides]
+        .sort(([a], [b]) => compare(a, b))
+        .flatMap(([tab_id, deck]) => deck.map((slide, idx) => ({ tab_id, idx, ...slide }))),
+      idempotency: [...this.#keys.values()]
+        .sort((a, b) => compare(a.key, b.key))
+        .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
+      sources: this.#sources.map((row) => ({ ...row })),
+      files: this.#files.map((row) => ({ ...row })),
+      outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
+    };
   }
 }
 
-// Rows are copied field by field, as SQLite hands out its columns: V8 copies an
-// object literal many times faster than a spread of an object that was itself
-// spread, and a field added to a row type without a copy here fails to compile.
-
-function copyMeta(meta: NoteMeta): NoteMeta {
-  return {
-    note_id: meta.note_id,
-    title: meta.title,
-    version: meta.version,
-    approved: meta.approved,
-    next_tab_n: meta.next_tab_n,
-    tab_count: meta.tab_count,
-    source_count: meta.source_count,
-    file_count: meta.file_count,
-    created_at: meta.created_at,
-  };
+function copyRecord(record: IdempotencyRecord): IdempotencyRecord {
+  return { ...record, result: { ...record.result } };
 }
 
-function copyTab(tab: TabRow): TabRow {
-  return { id: tab.id, type: tab.type, label: tab.label, position: tab.position, slide_count: tab.slide_count };
-}
-
-function copySlide(slide: Slide): Slide {
-  return { title: slide.title, body: slide.body, notes: slide.notes };
-}
-
-function copySource(row: SourceRow): SourceRow {
-  return { seq: row.seq, title: row.title, url: row.url, normalized_url: row.normalized_url, description: row.description, added_at: row.added_at };
-}
-
-function copyFile(row: FileRow): FileRow {
-  return { seq: row.seq, name: row.name, media_type: row.media_type, size_bytes: row.size_bytes, added_at: row.added_at };
-}
-
-/**
- * Sorts rows by position, in place, keeping rows of equal position in their
- * order (a stable insertion sort). A strip is a handful of tabs, nearly in
- * order already, where this takes a fraction of Array#sort's time.
- */
-function byPosition(rows: TabRow[]): TabRow[] {
-  for (let i = 1; i < rows.length; i++) {
-    const row = rows[i] as TabRow;
-    let j = i - 1;
-    for (; j >= 0 && (rows[j] as TabRow).position > row.position; j--) rows[j + 1] = rows[j] as TabRow;
-    rows[j + 1] = row;
-  }
-  return rows;
-}
-
-/**
- * A copy of a result. Results are flat, of strings, numbers and booleans, so a
- * shallow copy is what SQLite's JSON round trip gives back.
- */
-function copyResult(result: RecordedResult): RecordedResult {
-  return { ...result };
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

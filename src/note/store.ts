@@ -6,6 +6,8 @@
  * awaited between its checks and its write.
  */
 import type { AttachmentKind } from "./cursor.js";
+import type { DirectoryEntry } from "./directory.js";
+import type { Result } from "./result.js";
 import type { TabType } from "./tab-id.js";
 
 export interface NoteMeta {
@@ -45,7 +47,8 @@ export type RecordedResult = object;
 export interface IdempotencyRecord {
   key: string;
   tool: string;
-  /** Kept as the store likes (SQLite: JSON text); every read returns a fresh object, the caller's to change. */
+  /** The first call's arguments, fingerprinted (idempotency.ts); null on records written before fingerprints. */
+  fingerprint: string | null;
   result: RecordedResult;
   created_at: number;
 }
@@ -70,9 +73,20 @@ export interface FileRow {
 export type NewSource = Omit<SourceRow, "seq">;
 export type NewFile = Omit<FileRow, "seq">;
 
+/** A directory entry a member's directory has not received yet. */
+export interface OwedEntry {
+  seq: number;
+  user: string;
+  entry: DirectoryEntry;
+}
+
 export interface NoteStore {
-  /** Runs `fn` atomically: if it throws, nothing it wrote remains. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs one operation atomically: it commits when `fn` returns a success,
+   * and rolls back everything `fn` wrote when it returns a failure or throws.
+   * Only one transaction runs at a time: calling this inside `fn` throws.
+   */
+  transaction<T>(fn: () => Result<T>): Result<T>;
 
   readMeta(): NoteMeta | null;
   writeMeta(meta: NoteMeta): void;
@@ -86,10 +100,11 @@ export interface NoteStore {
   tab(id: string): TabRow | null;
   insertTab(tab: TabRow): void;
   updateTab(tab: TabRow): void;
+  /** Deletes the tab and its slides. */
   deleteTab(id: string): void;
 
   slides(tabId: string): Slide[];
-  /** Appends after the tab's last slide. */
+  /** Appends after the tab's last slide, whose index is `first - 1`. */
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void;
   replaceSlides(tabId: string, slides: readonly Slide[]): void;
 
@@ -109,4 +124,10 @@ export interface NoteStore {
   attachments(kind: "sources", after: number, limit: number): SourceRow[];
   attachments(kind: "files", after: number, limit: number): FileRow[];
   attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[];
+
+  /** Queues an entry for a member's directory, delivered after the commit (the outbox). */
+  queueDirectoryEntry(user: string, entry: DirectoryEntry): void;
+  owedDirectoryEntries(): OwedEntry[];
+  /** Drops a delivered entry; outside any operation's transaction. */
+  directoryEntryDelivered(seq: number): void;
 }

@@ -1,15 +1,23 @@
 /**
  * The Note's own argument checks. The edge validates the same shapes with zod
- * first; these run again where the rules live, so a caller that skipped the
- * edge (the simulations, a future RPC client) cannot write what the edge
- * would refuse.
+ * first; these run again where the rules live, over values of any type, so a
+ * caller that skipped the edge (the simulations, an RPC client, a bug) cannot
+ * write what the edge would refuse.
  */
-import type { Issue } from "./errors.js";
-import type { SlideInput } from "./commands.js";
+import { invalidArguments, type Issue } from "./errors.js";
 import { LIMITS } from "./limits.js";
+import { fail, type Result } from "./result.js";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+// With the `u` flag a surrogate pair is one code point; only a lone surrogate is in Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+interface TextRules {
+  required?: boolean;
+  nonBlank?: boolean;
+  oneLine?: boolean;
+}
 
 export class Checks {
   readonly issues: Issue[] = [];
@@ -18,49 +26,87 @@ export class Checks {
     this.issues.push({ path, problem });
   }
 
-  /** A text field: within `max` characters, no control characters but tab and newlines. */
-  text(path: string, value: string | undefined, max: number, options: { required?: boolean; nonBlank?: boolean } = {}): void {
-    if (value === undefined) {
-      if (options.required === true) this.add(path, "required");
-      return;
-    }
-    if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
-    else if (options.nonBlank === true && value.trim() === "") this.add(path, "must not be empty or blank");
-    else if (CONTROL.test(value)) this.add(path, "must not contain control characters");
+  /** `invalid_arguments` naming every issue found, or null when there are none. */
+  failure(): Result<never> | null {
+    return this.issues.length === 0 ? null : fail(invalidArguments(this.issues));
   }
 
-  integer(path: string, value: number | undefined, min: number, max: number): void {
-    if (value === undefined) return;
-    if (!Number.isSafeInteger(value)) this.add(path, "must be an integer");
+  /** A text field: well-formed Unicode within `max` characters, no control characters but tab and newlines. */
+  text(path: string, value: unknown, max: number, rules: TextRules = {}): void {
+    if (value === undefined) {
+      if (rules.required === true) this.add(path, "required");
+      return;
+    }
+    if (typeof value !== "string") return this.add(path, "must be a string");
+    const surrogate = LONE_SURROGATE.exec(value);
+    if (surrogate !== null) this.add(path, `must be well-formed Unicode (a lone surrogate at index ${surrogate.index})`);
+    else if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
+    else if (rules.nonBlank === true && value.trim() === "") this.add(path, "must not be empty or blank");
+    else if (CONTROL.test(value)) this.add(path, "must not contain control characters");
+    else if (rules.oneLine === true && /[\r\n]/.test(value)) this.add(path, "must be one line");
+  }
+
+  integer(path: string, value: unknown, min: number, max: number, required = false): void {
+    if (value === undefined) {
+      if (required) this.add(path, "required");
+      return;
+    }
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) this.add(path, "must be an integer");
     else if (value < min) this.add(path, `must be at least ${min}`);
     else if (value > max) this.add(path, `must be at most ${max}`);
   }
 
-  write(input: { expected_version: number; idempotency_key: string }): void {
-    this.integer("expected_version", input.expected_version, 1, Number.MAX_SAFE_INTEGER);
+  boolean(path: string, value: unknown): void {
+    if (typeof value !== "boolean") this.add(path, value === undefined ? "required" : "must be true or false");
+  }
+
+  oneOf(path: string, value: unknown, allowed: readonly string[], required = true): void {
+    if (value === undefined && !required) return;
+    if (typeof value !== "string" || !allowed.includes(value)) this.add(path, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}`);
+  }
+
+  /** The fields every agent write carries: the version it read, and the key that names its intent. */
+  write(input: Record<string, unknown>): void {
+    this.integer("expected_version", input.expected_version, 1, Number.MAX_SAFE_INTEGER, true);
     const key = input.idempotency_key;
-    if (key.length === 0 || key.length > LIMITS.idempotencyKeyLength) {
+    if (key === undefined) this.add("idempotency_key", "required");
+    else if (typeof key !== "string") this.add("idempotency_key", "must be a string");
+    else if (key.length === 0 || key.length > LIMITS.idempotencyKeyLength) {
       this.add("idempotency_key", `must be 1 to ${LIMITS.idempotencyKeyLength} characters (got ${key.length})`);
     } else if (!PRINTABLE_ASCII.test(key)) {
       this.add("idempotency_key", "must be printable ASCII characters (space to ~)");
     }
   }
 
-  slides(path: string, slides: readonly SlideInput[], min: number): void {
-    if (slides.length < min) this.add(path, `at least ${min} slide${min === 1 ? "" : "s"}`);
-    if (slides.length > LIMITS.slidesPerCall) this.add(path, `at most ${LIMITS.slidesPerCall} slides per call (got ${slides.length})`);
-    slides.forEach((slide, i) => this.slide(slide, `${path}[${i}].`));
+  /** A list of slides, between `min` and `max` of them. */
+  slides(path: string, value: unknown, min: number, max: number): void {
+    if (!Array.isArray(value)) return this.add(path, value === undefined ? "required" : "must be a list of slides");
+    if (value.length < min) this.add(path, `at least ${min} slide${min === 1 ? "" : "s"}`);
+    if (value.length > max) return this.add(path, `at most ${max} slides (got ${value.length})`);
+    value.forEach((slide: unknown, i) => {
+      if (typeof slide !== "object" || slide === null) this.add(`${path}[${i}]`, "must be a slide: {title, body?, notes?}");
+      else this.slide(slide as Record<string, unknown>, `${path}[${i}].`);
+    });
   }
 
   /** A slide's fields, named `${prefix}title` and so on: "slides[2]." in a list, "" for a call's own fields. */
-  slide(slide: SlideInput, prefix = ""): void {
+  slide(slide: Record<string, unknown>, prefix = ""): void {
     this.text(`${prefix}title`, slide.title, LIMITS.slideTitleLength, { required: true, nonBlank: true });
     this.text(`${prefix}body`, slide.body, LIMITS.slideBodyLength);
     this.text(`${prefix}notes`, slide.notes, LIMITS.slideNotesLength);
   }
 
-  label(path: string, label: string | undefined, required: boolean): void {
-    this.text(path, label, LIMITS.tabLabelLength, { required, nonBlank: true });
-    if (label !== undefined && /[\r\n]/.test(label)) this.add(path, "must be one line");
+  label(path: string, label: unknown, required: boolean): void {
+    this.text(path, label, LIMITS.tabLabelLength, { required, nonBlank: true, oneLine: true });
   }
+
+  tabId(path: string, value: unknown): void {
+    this.text(path, value, LIMITS.tabIdLength, { required: true, nonBlank: true });
+  }
+}
+
+/** The arguments as an object of fields, or the failure that says they are not one. */
+export function fields(input: unknown): Result<Record<string, unknown>> {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) return { ok: true, value: input as Record<string, unknown> };
+  return fail(invalidArguments([{ path: "(arguments)", problem: "must be an object of named fields" }]));
 }

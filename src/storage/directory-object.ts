@@ -6,16 +6,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
+import type { DirectoryEntry } from "../note/directory.js";
 import { DIRECTORY_MIGRATIONS, migrate } from "./migrations.js";
 import { Sql } from "./sql.js";
 
-export interface DirectoryEntry {
-  note_id: string;
-  title: string;
-  approved: boolean;
-  /** The Note's version when the entry was written: an older entry never overwrites a newer one. */
-  version: number;
-}
+export type { DirectoryEntry };
 
 export class DirectoryObject extends DurableObject<Env> {
   readonly #sql: Sql;

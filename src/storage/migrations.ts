@@ -79,6 +79,15 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       `UPDATE meta SET tab_count = (SELECT COUNT(*) FROM tabs)`,
     ],
   },
+  {
+    version: 3,
+    name: "idempotency.fingerprint",
+    statements: [
+      // The first call's arguments, fingerprinted: a resend learns whether its arguments differed.
+      // Records written before stay NULL: they cannot tell, and expire within the retention window.
+      `ALTER TABLE idempotency ADD COLUMN fingerprint TEXT`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [

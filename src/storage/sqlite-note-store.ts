@@ -1,6 +1,8 @@
 /** The Note's storage in its Durable Object's SQLite database. */
 import type { AttachmentKind } from "../note/cursor.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, RecordedResult, Slide, SourceRow, TabRow } from "../note/store.js";
+import type { DirectoryEntry } from "../note/directory.js";
+import type { Result } from "../note/result.js";
+import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Slide, SourceRow, TabRow } from "../note/store.js";
 import type { Sql } from "./sql.js";
 
 interface MetaRow {
@@ -17,22 +19,34 @@ interface MetaRow {
 
 const SLIDES_PER_INSERT = 20;
 
+/** Carries a failure result out of `transactionSync`, which rolls back only on a throw. */
+class RolledBack {
+  constructor(readonly result: Result<never>) {}
+}
+
 export class SqliteNoteStore implements NoteStore {
-  #depth = 0;
+  #inTransaction = false;
 
   constructor(
     private readonly sql: Sql,
     private readonly storage: DurableObjectStorage,
   ) {}
 
-  /** Reentrant: an inner call joins the outer transaction. */
-  transaction<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
-    this.#depth += 1;
+  transaction<T>(fn: () => Result<T>): Result<T> {
+    // transactionSync would nest as a savepoint whose rollback the outer commit swallows: refuse it.
+    if (this.#inTransaction) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
+    this.#inTransaction = true;
     try {
-      return this.storage.transactionSync(fn);
+      return this.storage.transactionSync(() => {
+        const result = fn();
+        if (!result.ok) throw new RolledBack(result);
+        return result;
+      });
+    } catch (thrown) {
+      if (thrown instanceof RolledBack) return thrown.result;
+      throw thrown;
     } finally {
-      this.#depth -= 1;
+      this.#inTransaction = false;
     }
   }
 
@@ -119,17 +133,18 @@ export class SqliteNoteStore implements NoteStore {
   }
 
   idempotency(key: string): IdempotencyRecord | null {
-    const row = this.sql.first<{ key: string; tool: string; result: string; created_at: number }>(
-      `SELECT key, tool, result, created_at FROM idempotency WHERE key = ?`,
+    const row = this.sql.first<{ key: string; tool: string; fingerprint: string | null; result: string; created_at: number }>(
+      `SELECT key, tool, fingerprint, result, created_at FROM idempotency WHERE key = ?`,
       key,
     );
     return row === null ? null : { ...row, result: JSON.parse(row.result) as RecordedResult };
   }
   recordIdempotency(record: IdempotencyRecord): void {
     this.sql.run(
-      `INSERT INTO idempotency (key, tool, result, created_at) VALUES (?, ?, ?, ?)`,
+      `INSERT INTO idempotency (key, tool, fingerprint, result, created_at) VALUES (?, ?, ?, ?, ?)`,
       record.key,
       record.tool,
+      record.fingerprint,
       JSON.stringify(record.result),
       record.created_at,
     );
@@ -188,5 +203,17 @@ export class SqliteNoteStore implements NoteStore {
       );
     }
     return this.sql.all<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit);
+  }
+
+  queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
+    this.sql.run(`INSERT INTO outbox (user, entry) VALUES (?, ?)`, user, JSON.stringify(entry));
+  }
+  owedDirectoryEntries(): OwedEntry[] {
+    return this.sql
+      .all<{ seq: number; user: string; entry: string }>(`SELECT seq, user, entry FROM outbox ORDER BY seq`)
+      .map((row) => ({ ...row, entry: JSON.parse(row.entry) as DirectoryEntry }));
+  }
+  directoryEntryDelivered(seq: number): void {
+    this.sql.run(`DELETE FROM outbox WHERE seq = ?`, seq);
   }
 }

@@ -285,13 +285,24 @@ describe("idempotency", () => {
     expect(f.tabs().filter((t) => t.type === "slides").map((t) => t.id)).toEqual([first.tab_id]);
   });
 
-  it("a replay returns the first result whatever the arguments now say", () => {
+  it("a replay returns the first result whatever the arguments now say, and says that they differ", () => {
     const f = new Fixture();
     const first = f.createTab({ idempotency_key: "k", label: "First" });
     f.createTab();
     const replay = value(f.run(AGENT, "create_tab", { expected_version: 1, idempotency_key: "k", tab_type: "sheet", label: "Changed" }));
-    expect(replay).toEqual({ ...first, replayed: true });
+    expect(replay).toEqual({ ...first, replayed: true, arguments_differ: true });
     expect(f.tabs().filter((t) => t.type === "sheet")).toEqual([]);
+  });
+
+  it("a resend with the same arguments in another order, or a newer version, does not differ", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const first = value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: "Deck", slides: [{ title: "a", body: "b" }] }));
+    expect(first.arguments_differ).toBe(false);
+    const reordered = value(f.run(AGENT, "create_tab", { slides: [{ body: "b", title: "a" }], label: "Deck", tab_type: "slides", idempotency_key: "k", expected_version: v + 1 }));
+    expect(reordered).toEqual({ ...first, replayed: true, arguments_differ: false });
+    const otherSlide = value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: "Deck", slides: [{ title: "a", body: "c" }] }));
+    expect(otherSlide.arguments_differ).toBe(true);
   });
 
   it("resends of an edit and of a source return their first results", () => {
@@ -800,6 +811,51 @@ describe("limits", () => {
     for (const expected_version of [0, -1, 1.5, Number.NaN]) {
       expect(issuePaths(f.run(AGENT, "create_tab", { expected_version, idempotency_key: "k", tab_type: "slides" }))).toEqual(["expected_version"]);
     }
+  });
+});
+
+describe("the Note checks what it is given, whoever calls it", () => {
+  it("a write without expected_version or idempotency_key is refused, naming both, not a TypeError", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const bare = { tab_type: "slides" } as unknown as Input<"create_tab">;
+    expect(issuePaths(f.run(AGENT, "create_tab", bare))).toEqual(["expected_version", "idempotency_key"]);
+    const source = { title: "T", url: "https://example.org/a" } as unknown as Input<"add_source">;
+    expect(issuePaths(f.run(AGENT, "add_source", source))).toEqual(["expected_version", "idempotency_key"]);
+    expect(f.version()).toBe(v);
+  });
+
+  it("arguments that are not an object, or fields of the wrong type, are refused, naming each field", () => {
+    const f = new Fixture();
+    for (const input of [null, undefined, "x", 7, ["a"]]) {
+      expect({ input, paths: issuePaths(f.run(AGENT, "create_tab", input as unknown as Input<"create_tab">)) }).toEqual({ input, paths: ["(arguments)"] });
+    }
+    const wrong = { expected_version: f.version(), idempotency_key: "k", tab_type: "slides", label: 5, slides: "one slide" } as unknown as Input<"create_tab">;
+    expect(issuePaths(f.run(AGENT, "create_tab", wrong))).toEqual(["label", "slides"]);
+    const person = { tab_id: 3, position: "1" } as unknown as Input<"move_tab">;
+    expect(issuePaths(f.run(APP, "move_tab", person))).toEqual(["tab_id", "position"]);
+  });
+
+  it("text that is not well-formed Unicode (a lone surrogate) is refused in every text field", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const cut = "\ud83d"; // the first half of an emoji, alone
+    expect(issuePaths(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: `a${cut}b` }))).toEqual(["label"]);
+    expect(issuePaths(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", slides: [{ title: "t", notes: cut }] }))).toEqual(["slides[0].notes"]);
+    expect(issuePaths(f.run(APP, "set_markdown", { text: `x\udc00` }))).toEqual(["text"]);
+    const error = failure(f.run(APP, "add_tab", { tab_type: "slides", label: "\ud800".repeat(100) }));
+    expect(error.message).toContain("lone surrogate at index 0");
+    // A whole emoji is a surrogate pair: well-formed, and kept as sent.
+    const deck = value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: "Deck \ud83d\ude80" }));
+    expect(deck.label).toBe("Deck \u{1F680}");
+    expect(f.version()).toBe(v + 1);
+  });
+
+  it("an empty outline is refused: an empty deck omits slides", () => {
+    const f = new Fixture();
+    const v = f.version();
+    expect(issuePaths(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", slides: [] }))).toEqual(["slides"]);
+    expect(value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides" })).slide_count).toBe(0);
   });
 });
 

@@ -45,10 +45,11 @@ describe("durability", () => {
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const counted = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
-      // The database as schema 1 left it: no tab_count, migration 2 not applied.
+      // The database as schema 1 left it: no tab_count, no fingerprint, migrations 2 and 3 not applied.
       state.storage.transactionSync(() => {
         sql.run("ALTER TABLE meta DROP COLUMN tab_count");
-        sql.run("DELETE FROM schema_migrations WHERE version = 2");
+        sql.run("ALTER TABLE idempotency DROP COLUMN fingerprint");
+        sql.run("DELETE FROM schema_migrations WHERE version >= 2");
       });
       state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
       return sql.first<{ tab_count: number }>("SELECT tab_count FROM meta")?.tab_count;
@@ -59,5 +60,30 @@ describe("durability", () => {
     expect(third.position).toBe(5);
     const list = await ok("list_note_tabs", { note_id: noteId });
     expect(list.tabs.map((t: any) => t.position)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("migration 3 keeps the key records written before fingerprints: they replay their first result, arguments not compared", async () => {
+    const { noteId, version } = await newNote();
+    const call = { note_id: noteId, expected_version: version, idempotency_key: "old-key", tab_type: "slides", label: "Old" };
+    const first = await ok("create_note_tab", call);
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const kept = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      // The key record as schema 2 wrote it: no fingerprint column.
+      state.storage.transactionSync(() => {
+        sql.run("ALTER TABLE idempotency DROP COLUMN fingerprint");
+        sql.run("DELETE FROM schema_migrations WHERE version = 3");
+      });
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      return sql.all<{ key: string; fingerprint: string | null }>("SELECT key, fingerprint FROM idempotency");
+    });
+    expect(kept).toEqual([{ key: "old-key", fingerprint: null }]);
+    await abortAllDurableObjects();
+    expect(await ok("create_note_tab", { ...call, label: "Other" })).toEqual({ ...first, replayed: true, arguments_differ: false });
+    const next = await ok("create_note_tab", { ...call, expected_version: first.version, idempotency_key: "new-key" });
+    expect(await ok("create_note_tab", { ...call, expected_version: first.version, idempotency_key: "new-key", label: "Other" })).toMatchObject({
+      tab_id: next.tab_id,
+      arguments_differ: true,
+    });
   });
 });

@@ -1,0 +1,69 @@
+/**
+ * The pipeline of every agent write (SPEC §3), in its order: the arguments,
+ * access, the idempotency key, the version, the target, then the change, the
+ * version bump and the key's record. The key comes before the version: a
+ * resend after a lost response always carries the version from before the
+ * lost commit, and must get the first result back, not a conflict.
+ */
+import { openNote } from "./access.js";
+import type { Caller, KeyedCommand, Output } from "./commands.js";
+import type { NoteContext } from "./context.js";
+import { fingerprint, replay, type WriteOutcome } from "./idempotency.js";
+import { ok, type Result } from "./result.js";
+import type { NoteMeta } from "./store.js";
+import { Checks, fields } from "./validate.js";
+import { checkVersion, commitVersion } from "./version.js";
+
+/** A write's own result, before the pipeline adds the version and the replay flags. */
+export type Change<K extends KeyedCommand> = Omit<Output<K>, keyof WriteOutcome>;
+
+/** What a write's target step decided: a change to commit (with the Note's meta after it), or an answer without one. */
+export type KeyedApplied<K extends KeyedCommand> = { commit: true; change: Change<K>; meta: NoteMeta } | { commit: false; answer: Output<K> };
+
+export interface KeyedWrite<K extends KeyedCommand, I> {
+  /** Checks of the write's own fields; the version and the key are checked here. */
+  validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
+  /** The target checks and the change, over the meta read at the start; runs only for a new, current call. */
+  apply: (meta: NoteMeta, input: I) => Result<KeyedApplied<K>>;
+}
+
+export function keyedWrite<K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }>(
+  ctx: NoteContext,
+  tool: K,
+  caller: Caller,
+  input: unknown,
+  write: KeyedWrite<K, I>,
+): Result<Output<K>> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const checks = new Checks();
+  checks.write(given.value);
+  write.validate(given.value, checks);
+  const invalid = checks.failure();
+  if (invalid !== null) return invalid;
+  const args = given.value as I;
+
+  const opened = openNote(ctx, caller);
+  if (!opened.ok) return opened;
+  const meta = opened.value;
+
+  if (ctx.counterfactual.versionBeforeKey === true) {
+    // Only the simulations run this order, to count the duplicates it causes.
+    const conflict = checkVersion(args.expected_version, meta.version);
+    if (conflict !== null) return conflict;
+  }
+  const print = fingerprint(given.value);
+  const first = replay(ctx.store, tool, args.idempotency_key, print);
+  // The record holds this tool's own first result.
+  if (first !== null) return first as Result<Output<K>>;
+  const conflict = checkVersion(args.expected_version, meta.version);
+  if (conflict !== null) return conflict;
+
+  const applied = write.apply(meta, args);
+  if (!applied.ok) return applied;
+  if (!applied.value.commit) return ok(applied.value.answer);
+  const version = commitVersion(ctx.store, applied.value.meta);
+  const result = { ...applied.value.change, version, replayed: false, arguments_differ: false } as Output<K>;
+  ctx.store.recordIdempotency({ key: args.idempotency_key, tool, fingerprint: print, result, created_at: ctx.now() });
+  return ok(result);
+}

@@ -1,0 +1,52 @@
+/**
+ * The pipeline of every change the person makes in the app (SPEC §7): the
+ * arguments, access, the version when the app sends one, the change, and one
+ * version bump. A change that changes nothing commits nothing.
+ */
+import { openNote } from "./access.js";
+import type { Caller, Changed } from "./commands.js";
+import type { NoteContext } from "./context.js";
+import { tellMembers } from "./directory.js";
+import { ok, type Result } from "./result.js";
+import type { NoteMeta } from "./store.js";
+import { Checks, fields } from "./validate.js";
+import { checkVersion, commitVersion } from "./version.js";
+
+/** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
+export type PersonApplied = "unchanged" | ({ meta?: NoteMeta } & Omit<Partial<Changed>, "note_id" | "version">);
+
+export interface PersonChange<I> {
+  /** Checks of the change's own fields; `expected_version` is checked here. */
+  validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
+  /** The change itself, over the meta read at the start; runs only when every check passed. */
+  apply: (meta: NoteMeta, input: I) => Result<PersonApplied>;
+  /** Whether the members' directories show what this changes (approval, membership). */
+  tellsMembers?: boolean;
+}
+
+export function personChange<I>(ctx: NoteContext, caller: Caller, input: unknown, change: PersonChange<I>): Result<Changed> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const checks = new Checks();
+  checks.integer("expected_version", given.value.expected_version, 1, Number.MAX_SAFE_INTEGER);
+  change.validate(given.value, checks);
+  const invalid = checks.failure();
+  if (invalid !== null) return invalid;
+
+  const opened = openNote(ctx, caller);
+  if (!opened.ok) return opened;
+  const meta = opened.value;
+  const expected = given.value.expected_version;
+  if (typeof expected === "number") {
+    const conflict = checkVersion(expected, meta.version);
+    if (conflict !== null) return conflict;
+  }
+
+  const applied = change.apply(meta, given.value as I);
+  if (!applied.ok) return applied;
+  if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
+  const { meta: changed = meta, ...details } = applied.value;
+  const version = commitVersion(ctx.store, changed);
+  if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
+  return ok({ note_id: ctx.id, version, ...details });
+}

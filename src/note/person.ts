@@ -1,0 +1,101 @@
+/**
+ * The person's commands on the Note as a whole (SPEC §7, §8): create it, read
+ * it whole, approve it for connectors, add members, set the Markdown text.
+ */
+import { openNote } from "./access.js";
+import type { Caller, Changed, Input, NoteSummary, WholeNote } from "./commands.js";
+import type { NoteContext } from "./context.js";
+import { tellMembers } from "./directory.js";
+import { LIMITS } from "./limits.js";
+import { personChange } from "./person-change.js";
+import { fail, ok, type Result } from "./result.js";
+import { numbered } from "./slides.js";
+import type { NoteMeta } from "./store.js";
+import { FIXED_TAB_LABELS, FIXED_TABS } from "./tab-id.js";
+import { summary } from "./tabs.js";
+import { Checks, fields } from "./validate.js";
+
+export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSummary> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const checks = new Checks();
+  checks.text("title", given.value.title, LIMITS.noteTitleLength, { required: true, nonBlank: true });
+  checks.text("markdown", given.value.markdown, LIMITS.markdownLength);
+  checks.text("user", caller.user, LIMITS.userIdLength, { required: true, nonBlank: true });
+  const invalid = checks.failure();
+  if (invalid !== null) return invalid;
+  const args = given.value as Input<"create_note">;
+  if (ctx.store.readMeta() !== null) {
+    return fail({ code: "note_exists", message: `A Note "${ctx.id}" already exists; choose another ID.`, note_id: ctx.id });
+  }
+  const meta: NoteMeta = {
+    note_id: ctx.id,
+    title: args.title.trim(),
+    version: 1,
+    approved: false,
+    next_tab_n: 1,
+    tab_count: FIXED_TABS.length,
+    source_count: 0,
+    file_count: 0,
+    created_at: ctx.now(),
+  };
+  ctx.store.writeMeta(meta);
+  ctx.store.addMember(caller.user, "owner");
+  FIXED_TABS.forEach((type, position) => ctx.store.insertTab({ id: type, type, label: FIXED_TAB_LABELS[type], position, slide_count: 0 }));
+  if (args.markdown !== undefined) ctx.store.writeMarkdown(args.markdown);
+  tellMembers(ctx.store, meta);
+  return ok({ note_id: ctx.id, title: meta.title, approved: false, version: 1 });
+}
+
+export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Result<WholeNote> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const opened = openNote(ctx, caller);
+  if (!opened.ok) return opened;
+  const meta = opened.value;
+  const tabs = ctx.store.tabs().map((t) => (t.type === "slides" ? { ...summary(t), slides: numbered(ctx.store.slides(t.id)) } : summary(t)));
+  return ok({
+    note_id: ctx.id,
+    title: meta.title,
+    approved: meta.approved,
+    version: meta.version,
+    members: ctx.store.members(),
+    markdown: ctx.store.markdown(),
+    tabs,
+    source_count: meta.source_count,
+    file_count: meta.file_count,
+  });
+}
+
+/** The person approves the Note for connectors, or revokes it; the members' directories learn it. */
+export function setApproval(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"set_approval">>(ctx, caller, input, {
+    validate: (i, checks) => checks.boolean("approved", i.approved),
+    apply: (meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
+    tellsMembers: true,
+  });
+}
+
+/** A new member may use the Note in the app and, once it is approved, through connectors. */
+export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"add_member">>(ctx, caller, input, {
+    validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true }),
+    apply: (_meta, i) => {
+      if (ctx.store.isMember(i.user)) return ok("unchanged");
+      ctx.store.addMember(i.user, "editor");
+      return ok({});
+    },
+    tellsMembers: true,
+  });
+}
+
+export function setMarkdown(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"set_markdown">>(ctx, caller, input, {
+    validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
+    apply: (_meta, i) => {
+      if (ctx.store.markdown() === i.text) return ok("unchanged");
+      ctx.store.writeMarkdown(i.text);
+      return ok({});
+    },
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Citations in the Sources tab (SPEC §5): an http(s) page, at most once per
+ * Note. A page already attached under any spelling of its URL comes back as
+ * it is, with nothing written, as the desktop app refuses a link it has.
+ */
+import type { AddedSource, Caller, Input } from "./commands.js";
+import type { NoteContext } from "./context.js";
+import { limitExceeded } from "./errors.js";
+import { keyedWrite } from "./keyed-write.js";
+import { LIMITS } from "./limits.js";
+import { fail, ok, type Result } from "./result.js";
+import { parseSourceUrl } from "./url.js";
+
+/** `add_note_source`. */
+export function addSource(ctx: NoteContext, caller: Caller, input: unknown): Result<AddedSource> {
+  return keyedWrite<"add_source", Input<"add_source">>(ctx, "add_source", caller, input, {
+    validate: (i, checks) => {
+      checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
+      // The URL's characters are parseSourceUrl's to judge, as invalid_url.
+      if (typeof i.url !== "string") checks.add("url", i.url === undefined ? "required" : "must be a string");
+      checks.text("description", i.description, LIMITS.sourceDescriptionLength);
+    },
+    apply: (meta, i) => {
+      const parsed = parseSourceUrl(i.url);
+      if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: i.url, reason: parsed.reason });
+      const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
+      if (existing !== null) {
+        return ok({
+          commit: false,
+          answer: {
+            note_id: ctx.id,
+            source_id: sourceId(existing.seq),
+            title: existing.title,
+            url: existing.url,
+            normalized_url: existing.normalized_url,
+            already_attached: true,
+            version: meta.version,
+            replayed: false,
+            arguments_differ: false,
+          },
+        });
+      }
+      if (meta.source_count >= LIMITS.sourcesPerNote) {
+        return fail(limitExceeded("sources_per_note", LIMITS.sourcesPerNote, "This Note has as many sources as it may"));
+      }
+      const title = i.title.trim();
+      const source = { title, url: parsed.url, normalized_url: parsed.normalized, description: i.description ?? "", added_at: ctx.now() };
+      const seq = ctx.store.insertSource(source);
+      return ok({
+        commit: true,
+        meta: { ...meta, source_count: meta.source_count + 1 },
+        change: { note_id: ctx.id, source_id: sourceId(seq), title, url: parsed.url, normalized_url: parsed.normalized, already_attached: false },
+      });
+    },
+  });
+}
+
+export function sourceId(seq: number): string {
+  return `source-${seq}`;
+}

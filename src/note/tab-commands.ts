@@ -1,0 +1,142 @@
+/**
+ * The operations on the tab strip: the agent lists, reads and creates tabs;
+ * the person also adds a tab where they like, renames, moves and deletes.
+ * Every one names an existing tab by its exact ID (tabs.ts).
+ */
+import { openNote } from "./access.js";
+import type { Caller, Changed, CreatedTab, Input, TabContent, TabList } from "./commands.js";
+import type { NoteContext } from "./context.js";
+import { invalidArguments, wrongTabType } from "./errors.js";
+import { keyedWrite } from "./keyed-write.js";
+import { LIMITS } from "./limits.js";
+import { personChange } from "./person-change.js";
+import { fail, ok, type Result } from "./result.js";
+import { numbered, toSlide } from "./slides.js";
+import { ADDABLE_TAB_TYPES } from "./tab-id.js";
+import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
+import { Checks, fields } from "./validate.js";
+
+/** `list_note_tabs`: every tab in strip order, with the version a write must carry. */
+export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Result<TabList> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const opened = openNote(ctx, caller);
+  if (!opened.ok) return opened;
+  const meta = opened.value;
+  return ok({ note_id: ctx.id, title: meta.title, version: meta.version, tabs: ctx.store.tabs().map(summary) });
+}
+
+/** `read_note_tab`: a slides tab's slides, or the Markdown text, by exact tab ID. */
+export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Result<TabContent> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const checks = new Checks();
+  checks.tabId("tab_id", given.value.tab_id);
+  const invalid = checks.failure();
+  if (invalid !== null) return invalid;
+  const opened = openNote(ctx, caller);
+  if (!opened.ok) return opened;
+  const found = findTab(ctx.store, given.value.tab_id as string);
+  if (!found.ok) return found;
+  const tab = found.value;
+  const base = { note_id: ctx.id, version: opened.value.version, tab: summary(tab) };
+  if (tab.type === "slides") return ok({ ...base, slides: numbered(ctx.store.slides(tab.id)) });
+  if (tab.type === "markdown") return ok({ ...base, text: ctx.store.markdown() });
+  const hint = tab.type === "sheet" ? "Sheet content is edited by the person in the app." : "Use list_note_attachments for its items.";
+  return fail(wrongTabType(tab, ["slides", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides and markdown tabs. ${hint}`));
+}
+
+/** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
+export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Result<CreatedTab> {
+  return keyedWrite<"create_tab", Input<"create_tab">>(ctx, "create_tab", caller, input, {
+    validate: (i, checks) => {
+      checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
+      checks.label("label", i.label, false);
+      if (i.slides === undefined) return;
+      // An empty deck omits `slides`; an empty list is a mistake more often than a choice.
+      checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
+      if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides");
+    },
+    apply: (meta, i) => {
+      const room = roomForTab(meta);
+      if (!room.ok) return room;
+      const slides = (i.slides ?? []).map(toSlide);
+      const added = appendTab(ctx, meta, i.tab_type, i.label, slides);
+      const { tab } = added;
+      return ok({
+        commit: true,
+        meta: added.meta,
+        change: { note_id: ctx.id, tab_id: tab.id, tab_type: i.tab_type, label: tab.label, position: tab.position, slide_count: tab.slide_count },
+      });
+    },
+  });
+}
+
+/** The person adds a tab, at the end or at `position`. */
+export function addTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"add_tab">>(ctx, caller, input, {
+    validate: (i, checks) => {
+      checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
+      checks.label("label", i.label, false);
+      // The strip's length is known only once the Note is open: see apply.
+      checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER);
+    },
+    apply: (meta, i) => {
+      // The new tab's place can be anywhere from the first to just after the last tab.
+      if (i.position !== undefined && i.position > meta.tab_count) {
+        return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count}` }]));
+      }
+      const room = roomForTab(meta);
+      if (!room.ok) return room;
+      const added = appendTab(ctx, meta, i.tab_type, i.label, []);
+      const placed = i.position === undefined ? null : placeTab(ctx.store, added.tab.id, i.position);
+      return ok({ meta: added.meta, tab: summary(placed ?? added.tab) });
+    },
+  });
+}
+
+export function renameTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"rename_tab">>(ctx, caller, input, {
+    validate: (i, checks) => {
+      checks.tabId("tab_id", i.tab_id);
+      checks.label("label", i.label, true);
+    },
+    apply: (_meta, i) => {
+      const found = findAddedTab(ctx.store, i.tab_id, "renamed");
+      if (!found.ok) return found;
+      const label = i.label.trim();
+      if (found.value.label === label) return ok("unchanged");
+      const renamed = { ...found.value, label };
+      ctx.store.updateTab(renamed);
+      return ok({ tab: summary(renamed) });
+    },
+  });
+}
+
+export function moveTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"move_tab">>(ctx, caller, input, {
+    validate: (i, checks) => {
+      checks.tabId("tab_id", i.tab_id);
+      checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER, true);
+    },
+    apply: (meta, i) => {
+      const found = findTab(ctx.store, i.tab_id);
+      if (!found.ok) return found;
+      if (i.position >= meta.tab_count) return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count - 1}` }]));
+      const moved = placeTab(ctx.store, i.tab_id, i.position);
+      return moved === null ? ok("unchanged") : ok({ tab: summary(moved) });
+    },
+  });
+}
+
+export function deleteTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+  return personChange<Input<"delete_tab">>(ctx, caller, input, {
+    validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
+    apply: (meta, i) => {
+      const found = findAddedTab(ctx.store, i.tab_id, "deleted");
+      if (!found.ok) return found;
+      removeTab(ctx.store, i.tab_id);
+      return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 } });
+    },
+  });
+}

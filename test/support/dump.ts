@@ -1,0 +1,21 @@
+/** A canonical dump of every table of a Durable Object's SQLite database: what "byte-identical" compares. */
+
+/**
+ * Every table (the schema's own bookkeeping and SQLite's AUTOINCREMENT
+ * counters included; workerd's internal `_cf_` tables left out), each table's
+ * rows in a fixed order, as one JSON text.
+ */
+export function dumpDatabase(sql: SqlStorage): string {
+  const tables = sql
+    .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf_%' ORDER BY name`)
+    .toArray()
+    .map((t) => t.name);
+  const dump: Record<string, unknown[]> = {};
+  for (const name of tables) {
+    const quoted = `"${name.replace(/"/g, '""')}"`;
+    const columns = sql.exec(`SELECT * FROM ${quoted} LIMIT 0`).columnNames;
+    const order = columns.map((_, i) => String(i + 1)).join(", ");
+    dump[name] = sql.exec(`SELECT * FROM ${quoted} ORDER BY ${order}`).toArray();
+  }
+  return JSON.stringify(dump);
+}
