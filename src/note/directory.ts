@@ -4,15 +4,9 @@
  * store's outbox) and delivered after it commits, so a rolled-back change
  * never reaches a directory and a committed one is never lost.
  */
-import type { NoteMeta, NoteStore } from "./store.js";
+import type { DirectoryEntry, NoteMeta, NoteStore } from "./store.js";
 
-export interface DirectoryEntry {
-  note_id: string;
-  title: string;
-  approved: boolean;
-  /** The Note's version when the entry was written: an older entry never overwrites a newer one. */
-  version: number;
-}
+export type { DirectoryEntry };
 
 /** Queues the Note's entry for every member, at the version `meta` carries. */
 export function tellMembers(store: NoteStore, meta: NoteMeta): void {

@@ -3,8 +3,6 @@
  * `message` a model can act on, and the details it needs to retry correctly.
  * The MCP layer and the HTTP layer each map this union exhaustively.
  */
-import type { TabRow } from "./store.js";
-
 /** One problem with the arguments: where, and what is wrong. */
 export interface Issue {
   path: string;
@@ -40,6 +38,6 @@ export function limitExceeded(limit: string, max: number, what: string): NoteErr
   return { code: "limit_exceeded", message: `${what} (at most ${max}).`, limit, max };
 }
 
-export function wrongTabType(tab: TabRow, expected: string[], message: string): NoteError {
+export function wrongTabType(tab: { id: string; type: string }, expected: string[], message: string): NoteError {
   return { code: "wrong_tab_type", message, tab_id: tab.id, tab_type: tab.type, expected };
 }

@@ -5,9 +5,8 @@
  * a copy, as SQLite's rows are, so no caller can change what is kept.
  */
 import type { AttachmentKind } from "./cursor.js";
-import type { DirectoryEntry } from "./directory.js";
 import type { Result } from "./result.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Slide, SourceRow, TabRow } from "./store.js";
+import type { DirectoryEntry, FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
   #meta: NoteMeta | null = null;

@@ -6,7 +6,6 @@
  * awaited between its checks and its write.
  */
 import type { AttachmentKind } from "./cursor.js";
-import type { DirectoryEntry } from "./directory.js";
 import type { Result } from "./result.js";
 import type { TabType } from "./tab-id.js";
 
@@ -72,6 +71,15 @@ export interface FileRow {
 
 export type NewSource = Omit<SourceRow, "seq">;
 export type NewFile = Omit<FileRow, "seq">;
+
+/** What a member's directory of Notes shows of one Note (directory.ts). */
+export interface DirectoryEntry {
+  note_id: string;
+  title: string;
+  approved: boolean;
+  /** The Note's version when the entry was written: an older entry never overwrites a newer one. */
+  version: number;
+}
 
 /** A directory entry a member's directory has not received yet. */
 export interface OwedEntry {
