@@ -22,21 +22,7 @@ export const DEFAULT_LABELS: Record<AddableTabType, string> = {
 };
 
 export function newTabId(type: AddableTabType, n: number, nowMs: number): string {
-  return `${type}-${n}-${base36(nowMs)}`;
-}
-
-const BASE36_LOW_DIGITS = 36 ** 5;
-
-/**
- * `ms.toString(36)`, in two halves of at most five digits: V8 formats a small
- * integer in any radix on a fast path, and a millisecond time (a double) on a
- * slow one, about three times slower.
- */
-function base36(ms: number): string {
-  if (!Number.isSafeInteger(ms) || ms < 0) return ms.toString(36);
-  const low = ms % BASE36_LOW_DIGITS;
-  const high = (ms - low) / BASE36_LOW_DIGITS;
-  return high === 0 ? low.toString(36) : high.toString(36) + low.toString(36).padStart(5, "0");
+  return `${type}-${n}-${nowMs.toString(36)}`;
 }
 
 export function isTabType(value: string): value is TabType {
