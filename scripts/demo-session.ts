@@ -13,8 +13,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { z } from "zod";
 import { inputs, outputs } from "../src/mcp/schemas.js";
+import { DECK } from "./lib/deck.js";
 import { DEMO_NOTE_ID } from "./local-server.js";
-import { DECK } from "../sim/outline.js";
 
 type ToolName = keyof typeof outputs;
 /** A tool's `structuredContent`, as its declared output schema describes it. */

@@ -5,6 +5,7 @@
  * first), and version conflicts while a person keeps saving the Note. Also:
  * the calls it takes to list 120 sources.
  */
+import { DECK } from "../scripts/lib/deck.js";
 import { inputs } from "../src/mcp/schemas.js";
 import { LIMITS } from "../src/note/limits.js";
 import { stream } from "./random.js";
@@ -15,22 +16,6 @@ import type { Section } from "./report.js";
 
 export const STRATEGIES = ["outline", "slide-by-slide"] as const;
 export type Strategy = (typeof STRATEGIES)[number];
-
-/** The deck every simulated agent writes, and `npm run demo` too: twelve slides with a title and a short body. */
-export const DECK: readonly { title: string; body: string }[] = [
-  { title: "Launch plan", body: "What ships, when, and who carries it." },
-  { title: "Goals", body: "- 500 teams in the first month\n- Under 2% churn" },
-  { title: "Audience", body: "Teams that already write their plans in Notes." },
-  { title: "What ships", body: "Connector GA, templates, the Sources tab." },
-  { title: "Timeline", body: "Beta in week 1, GA in week 4." },
-  { title: "Pricing", body: "Included in every paid plan." },
-  { title: "Channels", body: "Blog, changelog, in-app tour, partner newsletters." },
-  { title: "Launch-day checklist", body: "Status page, on-call, support macros." },
-  { title: "Risks", body: "Load on day one; unclear upgrade path." },
-  { title: "Metrics", body: "Activation, weekly active Notes, decks created by agents." },
-  { title: "Owners", body: "PM: Ana, Eng: Bo, Marketing: Cy" },
-  { title: "Next steps", body: "Sign-off by Friday." },
-];
 
 export interface OutlineConfig {
   seed: number;
