@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { orThrow, PersonApi } from "./lib/person-api.js";
 import { signIn } from "./lib/sign-in.js";
 
 export const DEMO_NOTE_ID = "demo";
@@ -250,61 +251,16 @@ export interface SeededNote {
  */
 export async function seedDemoNote(url: string, token?: string): Promise<SeededNote> {
   token ??= (await signIn({ origin: url, user: DEMO_USER, scopes: ["osfoundry:app"], resource: "api" })).access_token;
-  const created = await personApi(url, token, "POST", "/notes", {
+  const api = new PersonApi({ origin: url, token, timeoutMs: 10_000 });
+  const created = await api.createNote({
     note_id: DEMO_NOTE_ID,
     title: DEMO_NOTE_TITLE,
     markdown: "# Demo Note\n\nA Note for trying the connector: an agent adds decks, slides and sources here.\n",
   });
-  const fresh = created.status === 201;
-  if (!fresh && !(created.status === 409 && errorCode(created.body) === "note_exists")) {
-    throw new Error(`creating the demo Note failed: HTTP ${created.status} ${JSON.stringify(created.body)}`);
-  }
+  if (!created.ok && created.error.code !== "note_exists") orThrow(created, "create the demo Note");
+  const { version } = orThrow(await api.setApproval(DEMO_NOTE_ID, { approved: true }), "approve the demo Note");
+  if (!created.ok) return { note_id: DEMO_NOTE_ID, created: false, version };
 
-  const approved = await personApi(url, token, "PUT", `/notes/${DEMO_NOTE_ID}/approval`, { approved: true });
-  if (approved.status !== 200) throw new Error(`approving the demo Note failed: HTTP ${approved.status} ${JSON.stringify(approved.body)}`);
-  let version = numberField(approved.body, "version");
-
-  let slidesTabId: string | undefined;
-  if (fresh) {
-    const tab = await personApi(url, token, "POST", `/notes/${DEMO_NOTE_ID}/tabs`, { tab_type: "slides", label: "Q3 deck" });
-    if (tab.status !== 201) throw new Error(`adding the demo Slides tab failed: HTTP ${tab.status} ${JSON.stringify(tab.body)}`);
-    version = numberField(tab.body, "version");
-    const summary = field(tab.body, "tab");
-    const id = field(summary, "id");
-    if (typeof id === "string") slidesTabId = id;
-  }
-  const seeded: SeededNote = { note_id: DEMO_NOTE_ID, created: fresh, version };
-  if (slidesTabId !== undefined) seeded.slides_tab_id = slidesTabId;
-  return seeded;
-}
-
-async function personApi(url: string, token: string, method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text) as unknown;
-  } catch {
-    // Not JSON: the error message shows the text as it came.
-  }
-  return { status: response.status, body: parsed };
-}
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined;
-}
-
-function numberField(value: unknown, name: string): number {
-  const found = field(value, name);
-  if (typeof found !== "number") throw new Error(`expected a number "${name}" in ${JSON.stringify(value)}`);
-  return found;
-}
-
-function errorCode(body: unknown): unknown {
-  return field(field(body, "error"), "code");
+  const added = orThrow(await api.addTab(DEMO_NOTE_ID, { tab_type: "slides", label: "Q3 deck" }), "add the demo Slides tab");
+  return { note_id: DEMO_NOTE_ID, created: true, version: added.version, slides_tab_id: added.tab.id };
 }

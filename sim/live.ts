@@ -10,6 +10,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { PersonApi } from "../scripts/lib/person-api.js";
+import { pool } from "../scripts/lib/pool.js";
 import { signIn } from "../scripts/lib/sign-in.js";
 import { assemble, collect, jobsOf, makePlan, runJob, type ExperimentNumber, type Ran, type Results } from "./experiments.js";
 import type { HandlesTally } from "./handles.js";
@@ -44,7 +46,7 @@ export async function runLive(options: LiveOptions): Promise<Results> {
   });
   const client = new Client({ name: "notes-connector-sim", version: "0.1.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${agentTokens.access_token}` } } }));
-  const world = new LiveWorld(origin, client, appTokens.access_token);
+  const world = new LiveWorld(client, new PersonApi({ origin, token: appTokens.access_token }));
   try {
     const plan = makePlan(settings, only);
     const jobs = jobsOf(plan);
@@ -87,9 +89,8 @@ class LiveWorld {
   calls = 0;
 
   constructor(
-    readonly origin: string,
     readonly client: Client,
-    readonly appToken: string,
+    readonly api: PersonApi,
   ) {}
 
   async run<T>(script: Script<T>): Promise<T> {
@@ -107,35 +108,16 @@ class LiveWorld {
     return { ok: true, value: result.structuredContent };
   }
 
-  async #person(action: PersonAction): Promise<Reply> {
-    const id = encodeURIComponent(action.note_id);
+  /** The person's answer is a reply as it stands: the output, or the `{error}` the server refused with. */
+  #person(action: PersonAction): Promise<Reply> {
     switch (action.op) {
       case "create_note":
-        return this.#api("POST", "/notes", { note_id: action.note_id, title: action.title });
+        return this.api.createNote({ note_id: action.note_id, title: action.title });
       case "approve":
-        return this.#api("PUT", `/notes/${id}/approval`, { approved: true });
+        return this.api.setApproval(action.note_id, { approved: true });
       case "save_markdown":
-        return this.#api("PUT", `/notes/${id}/markdown`, { text: action.text });
+        return this.api.setMarkdown(action.note_id, { text: action.text });
     }
-  }
-
-  async #api(method: string, path: string, body: unknown): Promise<Reply> {
-    const response = await fetch(`${this.origin}/api/v1${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${this.appToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`${method} /api/v1${path}: HTTP ${response.status}, not JSON: ${text.slice(0, 200)}`);
-    }
-    if (response.ok) return { ok: true, value: parsed };
-    const error = (parsed as { error?: ToolError }).error;
-    if (error === undefined) throw new Error(`${method} /api/v1${path}: HTTP ${response.status} ${text.slice(0, 200)}`);
-    return { ok: false, error };
   }
 }
 
@@ -151,19 +133,6 @@ function toolError(content: unknown): ToolError {
     }
   }
   return { code: "unparsed_error", message: JSON.stringify(content).slice(0, 300) };
-}
-
-/** Runs `work` on every item with at most `limit` in flight; rejects on the first failure. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next] as T;
-      next += 1;
-      await work(item);
-    }
-  });
-  await Promise.all(lanes);
 }
 
 /** Eight random lower-case letters and digits. */

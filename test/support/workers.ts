@@ -1,5 +1,6 @@
 /** Helpers for tests that run inside workerd: the person's API and raw MCP calls, through the Worker's own fetch. */
 import { exports } from "cloudflare:workers";
+import { PersonApi, orThrow } from "../../scripts/lib/person-api.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 
 /** Tokens of the local users, one per role, signed in through the real OAuth flow (see setup-tokens.ts). */
@@ -33,12 +34,14 @@ export interface ApiAnswer {
   body: any;
 }
 
+/** The person's API (scripts/lib/person-api.ts) through the Worker's own fetch, as `token`'s holder. */
+export function personApi(token: string = TOKENS.app): PersonApi {
+  return new PersonApi({ origin: BASE, token, fetch: (request) => exports.default.fetch(request) });
+}
+
+/** Any request to the person's API, answered as it came (the body parsed when it is JSON). */
 export async function api(method: string, path: string, body?: unknown, token: string = TOKENS.app): Promise<ApiAnswer> {
-  const init: RequestInit = { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  const response = await fetchWorker(`/api/v1${path}`, init);
-  const json = (response.headers.get("Content-Type") ?? "").includes("json");
-  return { status: response.status, body: json ? await response.json() : await response.text() };
+  return personApi(token).request(method, path, body);
 }
 
 export function uniqueNoteId(prefix = "t"): string {
@@ -48,13 +51,10 @@ export function uniqueNoteId(prefix = "t"): string {
 /** A fresh Note owned by alice, approved for connectors unless told otherwise. Returns its ID and version. */
 export async function newNote(options: { approved?: boolean; title?: string; token?: string } = {}): Promise<{ noteId: string; version: number }> {
   const noteId = uniqueNoteId();
-  const token = options.token ?? TOKENS.app;
-  const created = await api("POST", "/notes", { note_id: noteId, title: options.title ?? "Test Note" }, token);
-  if (created.status !== 201) throw new Error(`create failed: ${JSON.stringify(created.body)}`);
-  if (options.approved === false) return { noteId, version: created.body.version };
-  const approved = await api("PUT", `/notes/${noteId}/approval`, { approved: true }, token);
-  if (approved.status !== 200) throw new Error(`approve failed: ${JSON.stringify(approved.body)}`);
-  return { noteId, version: approved.body.version };
+  const client = personApi(options.token);
+  const title = options.title ?? "Test Note";
+  if (options.approved !== false) return { noteId, version: await client.createApprovedNote(noteId, title) };
+  return { noteId, version: orThrow(await client.createNote({ note_id: noteId, title }), `create Note ${noteId}`).version };
 }
 
 let nextId = 1;
