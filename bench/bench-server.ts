@@ -1,22 +1,27 @@
 /**
- * The connector for a benchmark: `wrangler dev` started exactly as `npm start`
- * starts it (scripts/local-server.ts), on a free loopback port with a
- * throwaway persistence directory and BENCH_ROUTES=true, plus alice's two
- * tokens: the agent's (read + write, for /mcp) and the app's (for /api/v1),
- * and its DevTools inspector on another free port, for the Worker's heap.
- * `close()` stops the server and removes the directory.
+ * The connector for a benchmark: `wrangler dev` started as `npm start` starts
+ * it (scripts/local-server.ts), with the same wrangler.toml but the bench
+ * Worker as its entry (bench/worker.ts: the production app and Note object
+ * plus the bench routes), on a free loopback port with a throwaway
+ * persistence directory, plus alice's two tokens: the agent's (read + write,
+ * for /mcp) and the app's (for /api/v1), and its DevTools inspector on
+ * another free port, for the Worker's heap. `close()` stops the server and
+ * removes the directory.
  */
+import { PersonApi } from "../scripts/lib/person-api.js";
 import { signIn } from "../scripts/lib/sign-in.js";
-import { workerHeap, type HeapUsage } from "./heap.js";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../scripts/local-server.js";
-import { PersonApi } from "./person-api.js";
+import { workerHeap, type HeapUsage } from "./heap.js";
+
+/** The bench Worker's entry, relative to the project. */
+export const BENCH_ENTRY = "bench/worker.ts";
 
 export interface BenchServer {
   server: LocalServer;
   origin: string;
   /** alice's agent token: osfoundry:read + osfoundry:write, resource /mcp. */
   agentToken: string;
-  /** The person's API as alice (osfoundry:app, resource /api/v1), and the bench routes. */
+  /** The person's API as alice (osfoundry:app, resource /api/v1). */
   api: PersonApi;
   /** What wrangler dev printed that bears on the figures: reloads (a watched file changed mid-run) and error lines. */
   events(): ServerEvents;
@@ -49,15 +54,15 @@ export async function startBenchServer(options: { vars?: Record<string, string>;
   };
   try {
     const inspectorPort = await freePort();
-    server = await startLocalServer({ port: await freePort(), persistTo, vars: { BENCH_ROUTES: "true", ...options.vars }, inspectorPort, onOutput, signal: options.signal });
+    server = await startLocalServer({ port: await freePort(), persistTo, entry: BENCH_ENTRY, vars: options.vars, inspectorPort, onOutput, signal: options.signal });
     ready = true;
     const origin = server.url;
     const agent = await signIn({ origin, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
     const app = await signIn({ origin, user: "alice", scopes: ["osfoundry:app"], resource: "api" });
-    const api = new PersonApi(origin, app.access_token);
-    // The bench routes answer 404 unless BENCH_ROUTES reached the Worker.
+    const api = new PersonApi({ origin, token: app.access_token, timeoutMs: 60_000 });
+    // The production Worker has no bench routes: a 404 here means wrangler ran another entry.
     const probe = await fetch(`${origin}/bench/baseline`);
-    if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is BENCH_ROUTES passed to wrangler dev?`);
+    if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is ${BENCH_ENTRY} the Worker wrangler dev runs?`);
     const heap = async (): Promise<HeapUsage | null> => {
       try {
         return await workerHeap(inspectorPort);

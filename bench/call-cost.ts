@@ -9,10 +9,10 @@
  * nothing between them measure that, and it is taken off:
  * calls = (after − second) − (second − first).
  */
-import { createDeckNote, deepCursor, outline, PAGE_LIMIT } from "./fixtures.js";
+import { noteStats, type NoteStats } from "./bench-routes.js";
+import { addSlidesTab, createDeckNote, deepCursor, outline, PAGE_LIMIT } from "./fixtures.js";
 import { callTool } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
-import type { NoteStats, PersonApi } from "./person-api.js";
 import type { WorkloadContext } from "./workloads.js";
 
 export interface CallCost {
@@ -31,18 +31,18 @@ export interface CallCost {
 }
 
 export async function measureCost(
-  api: PersonApi,
+  origin: string,
   spec: { id: string; name: string; noteId: string; calls: number },
   call: (index: number) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<CallCost> {
-  const first = await api.stats(spec.noteId);
-  const second = await api.stats(spec.noteId);
+  const first = await noteStats(origin, spec.noteId);
+  const second = await noteStats(origin, spec.noteId);
   for (let i = 0; i < spec.calls; i++) {
     signal?.throwIfAborted();
     await call(i);
   }
-  const after = await api.stats(spec.noteId);
+  const after = await noteStats(origin, spec.noteId);
   const own = (key: keyof NoteStats): number => after[key] - second[key] - (second[key] - first[key]);
   const round = (n: number): number => Math.round(n * 100) / 100;
   return {
@@ -66,22 +66,22 @@ export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, 
   const call = <T>(tool: string, args: Record<string, unknown>): Promise<T> => callTool<T>(origin, agentToken, tool, args);
 
   const deck = await createDeckNote(api, "cost-deck");
-  costs.push(await measureCost(api, { id: "list_note_tabs", name: "list_note_tabs", noteId: deck.noteId, calls: n }, () => call("list_note_tabs", { note_id: deck.noteId }).then(() => undefined), signal));
+  costs.push(await measureCost(origin, { id: "list_note_tabs", name: "list_note_tabs", noteId: deck.noteId, calls: n }, () => call("list_note_tabs", { note_id: deck.noteId }).then(() => undefined), signal));
 
   let version = await api.createApprovedNote("cost-create");
   const slides = outline(20);
   costs.push(
-    await measureCost(api, { id: "create_note_tab", name: "create_note_tab, 20-slide outline", noteId: "cost-create", calls: Math.min(n, 100) }, async (i) => {
+    await measureCost(origin, { id: "create_note_tab", name: "create_note_tab, 20-slide outline", noteId: "cost-create", calls: Math.min(n, 100) }, async (i) => {
       const out = await call<{ version: number }>("create_note_tab", { note_id: "cost-create", expected_version: version, idempotency_key: `cost-create-${i}`, tab_type: "slides", slides });
       version = out.version;
     }, signal),
   );
 
   await api.createApprovedNote("cost-slide");
-  const added = await api.addSlidesTab("cost-slide");
+  const added = await addSlidesTab(api, "cost-slide", "Bench deck");
   version = added.version;
   costs.push(
-    await measureCost(api, { id: "slide_add", name: "edit_note_tab slide_add", noteId: "cost-slide", calls: Math.min(n, 500) }, async (i) => {
+    await measureCost(origin, { id: "slide_add", name: "edit_note_tab slide_add", noteId: "cost-slide", calls: Math.min(n, 500) }, async (i) => {
       const out = await call<{ version: number }>("edit_note_tab", {
         note_id: "cost-slide",
         expected_version: version,
@@ -97,7 +97,7 @@ export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, 
 
   version = await api.createApprovedNote("cost-source");
   costs.push(
-    await measureCost(api, { id: "add_note_source", name: "add_note_source (a new URL each call)", noteId: "cost-source", calls: n }, async (i) => {
+    await measureCost(origin, { id: "add_note_source", name: "add_note_source (a new URL each call)", noteId: "cost-source", calls: n }, async (i) => {
       const out = await call<{ version: number }>("add_note_source", {
         note_id: "cost-source",
         expected_version: version,
@@ -116,7 +116,7 @@ export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, 
       if (deep) args.cursor = deepCursor(noteId, count);
       const id = `list_note_attachments_${deep ? "deep" : "first"}_${count}`;
       const name = `list_note_attachments, ${deep ? "deep page (90 %)" : "first page"}, ${count.toLocaleString("en-US")} sources`;
-      costs.push(await measureCost(api, { id, name, noteId, calls: n }, () => call("list_note_attachments", args).then(() => undefined), signal));
+      costs.push(await measureCost(origin, { id, name, noteId, calls: n }, () => call("list_note_attachments", args).then(() => undefined), signal));
     }
   }
   return costs;

@@ -4,15 +4,17 @@
  * typically finds), Notes holding N generated sources, and the content the
  * write workloads send.
  */
+import { orThrow, type PersonApi } from "../scripts/lib/person-api.js";
+import type { SlideInput } from "../src/note/commands.js";
 import { encodeCursor } from "../src/note/cursor.js";
+import { seedSources } from "./bench-routes.js";
 import { callTool } from "./mcp-call.js";
-import type { PersonApi, Slide } from "./person-api.js";
 
 /** A page of attachments at the tool's largest limit. */
 export const PAGE_LIMIT = 50;
 
 /** An outline of `count` slides of a plausible size (a title, a paragraph, a line of notes). */
-export function outline(count: number, label = "Slide"): Slide[] {
+export function outline(count: number, label = "Slide"): SlideInput[] {
   return Array.from({ length: count }, (_, i) => ({
     title: `${label} ${i + 1}: quarterly figures`,
     body: `Revenue grew in every region; the chart on this slide compares the last four quarters (${i + 1}).`,
@@ -26,18 +28,24 @@ export interface DeckNote {
   version: number;
 }
 
+/** Adds an empty Slides tab; returns its ID and the Note's new version. */
+export async function addSlidesTab(api: PersonApi, noteId: string, label: string): Promise<{ tabId: string; version: number }> {
+  const added = orThrow(await api.addTab(noteId, { tab_type: "slides", label }), `add a Slides tab to ${noteId}`);
+  return { tabId: added.tab.id, version: added.version };
+}
+
 /** Creates and approves a Note with one Slides tab of 20 slides. */
 export async function createDeckNote(api: PersonApi, noteId: string): Promise<DeckNote> {
   await api.createApprovedNote(noteId);
-  const { tabId } = await api.addSlidesTab(noteId, "Q3 deck");
-  const version = await api.setSlides(noteId, tabId, outline(20));
+  const { tabId } = await addSlidesTab(api, noteId, "Q3 deck");
+  const { version } = orThrow(await api.setSlides(noteId, tabId, { slides: outline(20) }), `set the slides of ${noteId}`);
   return { noteId, tabId, version };
 }
 
 /** Creates and approves a Note holding `count` generated sources. */
 export async function createSourcesNote(api: PersonApi, noteId: string, count: number): Promise<void> {
   await api.createApprovedNote(noteId);
-  await api.seedSources(noteId, count);
+  await seedSources(api.origin, noteId, count);
 }
 
 /**

@@ -80,7 +80,8 @@ export function parseArgs(argv: readonly string[]): CliOptions {
 
 export const USAGE = `npm run bench [-- [--quick] [--json]]
 
-Starts the connector under wrangler dev (as npm start does) on a free loopback port
-with BENCH_ROUTES=true, drives it with autocannon, prints Markdown tables, stops it.
+Starts the connector under wrangler dev (as npm start does, with the bench Worker
+bench/worker.ts as its entry) on a free loopback port, drives it with autocannon,
+prints Markdown tables, stops it.
   --quick   a smoke run: ${QUICK.durationSec} s per workload, Notes of ${QUICK.sourceCounts.join(" / ")} sources
   --json    the report as JSON on stdout (progress still goes to stderr)`;

@@ -6,6 +6,7 @@
  * under wrangler dev.
  */
 import { readFileSync } from "node:fs";
+import { noteStats } from "./bench-routes.js";
 import type { BenchServer } from "./bench-server.js";
 import { callTool } from "./mcp-call.js";
 
@@ -39,7 +40,7 @@ export async function checkRetention(bench: BenchServer, retentionSeconds: numbe
     });
     version = out.version;
   }
-  const recordsAfterWrites = (await bench.api.stats(noteId)).idempotency_records;
+  const recordsAfterWrites = (await noteStats(bench.origin, noteId)).idempotency_records;
   const since = (): number => Math.round((Date.now() - firstWrite) / 100) / 10;
   const changes = [{ sec: since(), records: recordsAfterWrites }];
   const watchedSec = retentionSeconds + 12;
@@ -48,7 +49,7 @@ export async function checkRetention(bench: BenchServer, retentionSeconds: numbe
   while (Date.now() - firstWrite < watchedSec * 1000) {
     signal?.throwIfAborted();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    const now = (await bench.api.stats(noteId)).idempotency_records;
+    const now = (await noteStats(bench.origin, noteId)).idempotency_records;
     if (now !== records) changes.push({ sec: since(), records: now });
     records = now;
     if (records === 0) {

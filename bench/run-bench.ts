@@ -6,6 +6,7 @@
  * connection counts; last, baseline memory and the retention check on a
  * second small server. Returns the whole report; report.ts prints it.
  */
+import { pool } from "../scripts/lib/pool.js";
 import { startBenchServer, type BenchServer, type ServerEvents } from "./bench-server.js";
 import { measureCosts, type CallCost } from "./call-cost.js";
 import { checkDeepPage, createDeckNote, createSourcesNote, type DeckNote } from "./fixtures.js";
@@ -14,7 +15,6 @@ import { errorCount, runLoad, type LoadResult } from "./load.js";
 import { machineFacts, type MachineFacts } from "./machine.js";
 import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
 import type { BenchOptions } from "./options.js";
-import { inBatches } from "./person-api.js";
 import type { HeapUsage } from "./heap.js";
 import { totalRss, workerdMemory, type ProcessMemory } from "./process-memory.js";
 import { checkRetention, configuredRetentionSeconds, type RetentionReport } from "./retention-check.js";
@@ -80,7 +80,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const memoryLoads: BenchReport["memoryLoads"] = [];
   await measureMemory(options, memory, memoryLoads);
 
-  log(`[bench] starting wrangler dev (BENCH_ROUTES=true) …`);
+  log(`[bench] starting wrangler dev with the bench Worker (bench/worker.ts) …`);
   const bench = await startBenchServer({ signal });
   log(`[bench] ${bench.origin} up (process group ${bench.server.pid}), signed in as alice`);
   const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: options.connections };
@@ -92,7 +92,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   let toolCalls = 0;
   try {
     log(`[bench] setting up ${PARALLEL_NOTES} deck Notes and Notes of ${options.sourceCounts.join(" / ")} sources …`);
-    const decks = await inBatches(
+    const decks = await pool(
       Array.from({ length: PARALLEL_NOTES }, (_, i) => `deck-${String(i).padStart(2, "0")}`),
       8,
       (noteId) => createDeckNote(bench.api, noteId),

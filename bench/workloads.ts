@@ -5,9 +5,10 @@
  * they need provisioned before the warm-up and again before the timed run.
  */
 import type autocannon from "autocannon";
-import { createDeckNote, deepCursor, outline, PAGE_LIMIT, type DeckNote } from "./fixtures.js";
+import type { PersonApi } from "../scripts/lib/person-api.js";
+import { seedSources } from "./bench-routes.js";
+import { addSlidesTab, createDeckNote, deepCursor, outline, PAGE_LIMIT, type DeckNote } from "./fixtures.js";
 import { isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody } from "./mcp-call.js";
-import type { PersonApi } from "./person-api.js";
 import { WriteLanes, type WriteTarget } from "./write-lanes.js";
 
 export type Section = "reference" | "ladder" | "tools" | "attachments" | "parallel";
@@ -239,7 +240,7 @@ function slideAddLanes(ctx: WorkloadContext, name: string, rotate: boolean): { l
       noteId = `${name}-${laneIndex}`;
       await ctx.api.createApprovedNote(noteId);
     }
-    const { tabId } = await ctx.api.addSlidesTab(noteId, `Deck ${lane.targets.length + 1}`);
+    const { tabId } = await addSlidesTab(ctx.api, noteId, `Deck ${lane.targets.length + 1}`);
     lane.targets.push({ noteId, tabId, left: SLIDES_PER_TAB });
   };
   return { lanes, addTarget };
@@ -323,7 +324,7 @@ export interface MemoryMix {
 /** A mix for the memory run: two reads of a deck Note with 100 sources and a citation into a Note per connection. */
 export async function memoryMix(ctx: WorkloadContext): Promise<MemoryMix> {
   const deck = await createDeckNote(ctx.api, "memory");
-  await ctx.api.seedSources("memory", 100);
+  await seedSources(ctx.origin, "memory", 100);
   const lanes = new WriteLanes(
     "memory",
     (target, version, key) => ({

@@ -48,6 +48,11 @@ export interface LocalServerOptions {
   vars?: Record<string, string>;
   /** Where wrangler's DevTools inspector listens (on 127.0.0.1); default: wrangler's choice. */
   inspectorPort?: number;
+  /**
+   * The Worker's entry module, relative to the project, in place of wrangler.toml's `main`;
+   * the bindings stay wrangler.toml's. The benchmark runs bench/worker.ts this way.
+   */
+  entry?: string;
 }
 
 export interface LocalServer {
@@ -71,11 +76,12 @@ export interface LocalServer {
  * wrangler exits first or the wait runs out, with wrangler's last lines.
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
-  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {}, inspectorPort } = options;
+  const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {}, inspectorPort, entry } = options;
   signal?.throwIfAborted();
   const args = [
     "wrangler",
     "dev",
+    ...(entry === undefined ? [] : [entry]),
     "--ip",
     HOST,
     "--port",

@@ -19,8 +19,6 @@ interface ConnectorEnv {
   LOCAL_SIGN_IN?: string;
   /** The user name the local sign-in page suggests. */
   LOCAL_USER?: string;
-  /** "true" mounts the benchmark's routes (/bench/*); only `npm run bench` sets it. */
-  BENCH_ROUTES?: string | boolean;
   /** Comma-separated origins allowed to call /mcp from a browser. */
   ALLOWED_ORIGINS?: string;
 }

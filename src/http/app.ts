@@ -10,7 +10,6 @@ import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
 import { api } from "./api.js";
 import { authorize } from "./authorize.js";
-import { bench } from "./bench.js";
 import { mcp } from "./mcp.js";
 
 type RootEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
@@ -47,7 +46,6 @@ app.get("/.well-known/oauth-protected-resource", (c) => {
 });
 
 app.route("/authorize", authorize);
-app.route("/bench", bench);
 
 app.get("/", (c) => {
   const origin = c.get("oauth").issuer;

@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, CommandName, Input, Output } from "../../src/note/commands.js";
 import { Note } from "../../src/note/note.js";
+import { NoteObject } from "../../src/storage/note-object.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
 import { fetchWorker, newNote, ok } from "../support/workers.js";
@@ -68,10 +69,14 @@ describe("the cost of a call", () => {
   });
 });
 
-describe("benchmark routes", () => {
-  it("are not served unless the benchmark turns them on", async () => {
+describe("the production Worker", () => {
+  it("serves no benchmark route", async () => {
     expect((await fetchWorker("/bench/baseline")).status).toBe(404);
     expect((await fetchWorker("/bench/stats/x")).status).toBe(404);
     expect((await fetchWorker("/bench/seed-sources/x?count=5", { method: "POST" })).status).toBe(404);
+  });
+
+  it("has a Note object class without the benchmark's methods (they live in bench/worker.ts)", () => {
+    expect(["ping", "stats", "seedSources"].filter((method) => method in NoteObject.prototype)).toEqual([]);
   });
 });

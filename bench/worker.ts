@@ -1,0 +1,72 @@
+/**
+ * The Worker `npm run bench` runs: the production app behind three bench-only
+ * routes, and the production Note object with three bench-only methods.
+ * bench/bench-server.ts gives it to `wrangler dev` as the entry, with the
+ * production wrangler.toml; nothing of it is in src/, so no deployment has it.
+ */
+import { Hono } from "hono";
+import type { Env } from "../src/env.js";
+import { app } from "../src/http/app.js";
+import { NoteObject as ProductionNoteObject } from "../src/storage/note-object.js";
+import type { NoteStats } from "./note-stats.js";
+
+export { DirectoryObject } from "../src/storage/directory-object.js";
+
+/** The production Note object, plus what the bench measures and sets up with. */
+export class NoteObject extends ProductionNoteObject {
+  /** The cheapest call an object can answer: the baseline. */
+  ping(): string {
+    return "pong";
+  }
+
+  /** What this object's SQL has cost since it started (the helper's row counters), and its storage now. */
+  stats(): NoteStats {
+    // The counters first: the counts below read rows too, and bench/call-cost.ts takes that off.
+    const cost = { rows_read: this.sql.rowsRead, rows_written: this.sql.rowsWritten };
+    const count = (table: string): number => this.sql.first<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`)?.n ?? 0;
+    return { ...cost, database_bytes: this.ctx.storage.sql.databaseSize, idempotency_records: count("idempotency"), sources: count("sources") };
+  }
+
+  /**
+   * Attaches `count` generated sources and bumps the version once, in one
+   * transaction and past the Note's rules (no key, no limit check): a Note of
+   * 100,000 sources in seconds, where 100,000 tool calls would take minutes.
+   */
+  seedSources(count: number): number {
+    return this.store.transaction(() => {
+      const meta = this.store.readMeta();
+      if (meta === null) throw new Error("seed a created Note");
+      for (let i = 0; i < count; i++) {
+        const url = `https://bench.example/${meta.source_count + i}`;
+        this.store.insertSource({ title: `Source ${meta.source_count + i}`, url, normalized_url: url, description: "", added_at: Date.now() });
+      }
+      this.store.writeMeta({ ...meta, source_count: meta.source_count + count, version: meta.version + 1 });
+      return meta.source_count + count;
+    });
+  }
+}
+
+/** The production bindings, with this Note object behind NOTES. */
+type BenchEnv = Omit<Env, "NOTES"> & { NOTES: DurableObjectNamespace<NoteObject> };
+
+const worker = new Hono<{ Bindings: BenchEnv }>();
+
+const note = (env: BenchEnv, noteId: string): DurableObjectStub<NoteObject> => env.NOTES.get(env.NOTES.idFromName(noteId));
+
+worker.get("/bench/baseline", async (c) => {
+  await note(c.env, "bench-baseline").ping();
+  return c.text("ok");
+});
+
+worker.get("/bench/stats/:note", async (c) => c.json(await note(c.env, c.req.param("note")).stats()));
+
+worker.post("/bench/seed-sources/:note", async (c) => {
+  const count = Number(c.req.query("count"));
+  if (!Number.isInteger(count) || count < 1 || count > 100_000) return c.json({ error: { code: "invalid_arguments", message: "count: 1 to 100000" } }, 400);
+  return c.json({ sources: await note(c.env, c.req.param("note")).seedSources(count) });
+});
+
+// Everything else is the production Worker, as deployed.
+worker.all("*", (c) => app.fetch(c.req.raw, c.env, c.executionCtx));
+
+export default worker;
