@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { Env } from "../src/env.js";
 import { app } from "../src/http/app.js";
+import { ok } from "../src/note/result.js";
 import { NoteObject as ProductionNoteObject } from "../src/storage/note-object.js";
 import type { NoteStats } from "./note-stats.js";
 
@@ -33,7 +34,7 @@ export class NoteObject extends ProductionNoteObject {
    * 100,000 sources in seconds, where 100,000 tool calls would take minutes.
    */
   seedSources(count: number): number {
-    return this.store.transaction(() => {
+    const seeded = this.store.transaction(() => {
       const meta = this.store.readMeta();
       if (meta === null) throw new Error("seed a created Note");
       for (let i = 0; i < count; i++) {
@@ -41,8 +42,10 @@ export class NoteObject extends ProductionNoteObject {
         this.store.insertSource({ title: `Source ${meta.source_count + i}`, url, normalized_url: url, description: "", added_at: Date.now() });
       }
       this.store.writeMeta({ ...meta, source_count: meta.source_count + count, version: meta.version + 1 });
-      return meta.source_count + count;
+      return ok(meta.source_count + count);
     });
+    if (!seeded.ok) throw new Error(seeded.error.message);
+    return seeded.value;
   }
 }
 
