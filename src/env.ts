@@ -1,4 +1,4 @@
-/** The Worker's bindings and settings (wrangler.toml). */
+/** The Worker's bindings and variables (wrangler.toml); the variables are read only through `settingsOf` (src/settings.ts), BENCH_ROUTES aside. */
 import type { DirectoryObject } from "./storage/directory-object.js";
 import type { NoteObject } from "./storage/note-object.js";
 
@@ -11,7 +11,7 @@ interface ConnectorEnv {
   IDEMPOTENCY_RETENTION_SECONDS?: string;
   /** KV namespace of the OAuth provider: clients, grants, tokens (hashed). */
   OAUTH_KV: KVNamespace;
-  /** This deployment's public origin, e.g. https://notes-connector.example.com; locally the request's origin. */
+  /** This deployment's public origin, e.g. https://notes-connector.example.com; unset: loopback origins only (local development). */
   PUBLIC_URL?: string;
   /** Access-token lifetime in seconds (default 3600). */
   ACCESS_TOKEN_TTL_SECONDS?: string;

@@ -4,7 +4,7 @@
  * cookie of its app). Local development uses `LocalIdentity`, which trusts the
  * user name typed on the page and must never be enabled in production.
  */
-import type { Env } from "../env.js";
+import { USER_NAME, type Settings } from "../settings.js";
 
 export interface IdentityProvider {
   /** Whether the consent page shows a user-name field (local development only). */
@@ -16,8 +16,6 @@ export interface IdentityProvider {
    */
   identify(request: Request, form: FormData | null): Promise<string | Response>;
 }
-
-const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** Local development: the user is whoever the page says (`login_hint`, then the typed name). */
 export class LocalIdentity implements IdentityProvider {
@@ -37,7 +35,6 @@ export class LocalIdentity implements IdentityProvider {
 }
 
 /** The identity provider this deployment configured, or null when none is. */
-export function identityFor(env: Env): IdentityProvider | null {
-  if (env.LOCAL_SIGN_IN === "true") return new LocalIdentity(env.LOCAL_USER ?? "alice");
-  return null;
+export function identityFor(settings: Settings): IdentityProvider | null {
+  return settings.localSignIn === null ? null : new LocalIdentity(settings.localSignIn.defaultUser);
 }

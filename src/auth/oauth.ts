@@ -12,8 +12,10 @@ import {
   type ValidatedAccessToken,
 } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../env.js";
+import { isLoopbackHostname, type Settings } from "../settings.js";
 import { SCOPES } from "./scopes.js";
 import { TokenCache } from "./token-cache.js";
+import { noteTokenError } from "./token-endpoint.js";
 
 /** What a grant stores for the routes: the user the token acts for. */
 export interface AuthProps {
@@ -54,21 +56,52 @@ const MCP_REQUIRED = [SCOPES.read, SCOPES.write] as const;
 /** How long an isolate trusts a token it validated: the most a revocation elsewhere can lag. */
 const TOKEN_CACHE_MS = 10_000;
 
+/**
+ * Setups built in this isolate, by issuer, most recently used last. With
+ * PUBLIC_URL there is one; locally one per loopback origin in use, and a
+ * request to yet another port evicts the least recently used.
+ */
 const setups = new Map<string, OAuthSetup>();
+const MAX_SETUPS = 8;
+
+/** How many setups this isolate holds (the bound above is what keeps a flood of Host values from growing it). */
+export function cachedSetupCount(): number {
+  return setups.size;
+}
 
 /**
- * The OAuth roles for this deployment's public origin (`PUBLIC_URL`, or the
- * request's own origin locally). Built once per origin and isolate: the
- * library fixes the issuer and the resources at construction.
+ * The issuer for a request: `PUBLIC_URL` when the request is for its host,
+ * else (no PUBLIC_URL) the request's own origin when it is a loopback one.
+ * Null for an origin this deployment does not serve: the request is misdirected.
  */
-export function oauthFor(env: Env, request: Request, handlers: { mcp: ResourceHandler; api: ResourceHandler }): OAuthSetup {
-  const issuer = (env.PUBLIC_URL ?? new URL(request.url).origin).replace(/\/+$/, "");
-  const known = setups.get(issuer);
-  if (known !== undefined) return known;
+export function issuerFor(settings: Settings, url: URL): string | null {
+  if (settings.publicUrl !== null) return new URL(settings.publicUrl).host === url.host ? settings.publicUrl : null;
+  return isLoopbackHostname(url.hostname) ? url.origin : null;
+}
 
+/**
+ * The OAuth roles for the origin a request is for, or null when this
+ * deployment does not serve it (see `issuerFor`). Built once per origin and
+ * isolate: the library fixes the issuer and the resources at construction.
+ */
+export function oauthFor(settings: Settings, url: URL, handlers: { mcp: ResourceHandler; api: ResourceHandler }): OAuthSetup | null {
+  const issuer = issuerFor(settings, url);
+  if (issuer === null) return null;
+  const known = setups.get(issuer);
+  if (known !== undefined) {
+    setups.delete(issuer);
+    setups.set(issuer, known);
+    return known;
+  }
+  const setup = buildSetup(issuer, settings, handlers);
+  if (setups.size >= MAX_SETUPS) setups.delete(setups.keys().next().value as string);
+  setups.set(issuer, setup);
+  return setup;
+}
+
+function buildSetup(issuer: string, settings: Settings, handlers: { mcp: ResourceHandler; api: ResourceHandler }): OAuthSetup {
   const mcpResource = `${issuer}${MCP_PATH}`;
   const apiResource = `${issuer}${API_PATH}`;
-  const ttl = Number(env.ACCESS_TOKEN_TTL_SECONDS);
   const server = new OAuthAuthorizationServer<Env>({
     issuer,
     resources: [mcpResource, apiResource],
@@ -77,12 +110,13 @@ export function oauthFor(env: Env, request: Request, handlers: { mcp: ResourceHa
     clientRegistrationEndpoint: REGISTER_PATH,
     scopesSupported: [SCOPES.read, SCOPES.write, SCOPES.app],
     clientIdMetadataDocumentEnabled: true,
-    ...(Number.isInteger(ttl) && ttl > 0 ? { accessTokenTTL: ttl } : {}),
+    accessTokenTTL: settings.accessTokenTtlSeconds,
+    onError: ({ internal }) => noteTokenError(internal),
   });
   const tokens = new TokenCache<ValidatedAccessToken<AuthProps>>(TOKEN_CACHE_MS);
   const validateToken = (e: Env) => (resource: string, token: string) =>
     tokens.validate(resource, token, () => server.validateToken<AuthProps>(resource, token, e));
-  const setup: OAuthSetup = {
+  return {
     issuer,
     tokens,
     server,
@@ -113,6 +147,4 @@ export function oauthFor(env: Env, request: Request, handlers: { mcp: ResourceHa
       [apiResource]: { grantable: [SCOPES.app], required: [SCOPES.app] },
     },
   };
-  setups.set(issuer, setup);
-  return setup;
 }

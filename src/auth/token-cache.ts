@@ -4,11 +4,14 @@
  * Crypto: more than the rest of a tool call costs. A cached answer is only
  * ever an earlier answer of the authorization server for the same token and
  * resource; the resource server still checks its audience and expiry on
- * every request. Revoking a token through this Worker, or a new grant for its
- * user, forgets it here at once; other isolates forget it within `ttlMs`.
+ * every request. Revoking any token of a grant through this Worker, or a new
+ * grant for its user, forgets the grant's tokens here at once; other isolates
+ * forget them within `ttlMs`.
  */
 export class TokenCache<T extends { userId?: string }> {
-  readonly #entries = new Map<string, { value: T; until: number }>();
+  readonly #entries = new Map<string, { value: T; grant: string; until: number }>();
+  /** Counts forgets: a validation that was under way during one must not store what it read before it. */
+  #forgets = 0;
 
   constructor(
     private readonly ttlMs: number,
@@ -20,23 +23,40 @@ export class TokenCache<T extends { userId?: string }> {
     const now = Date.now();
     const hit = this.#entries.get(key);
     if (hit !== undefined && hit.until > now) return hit.value;
+    const forgets = this.#forgets;
     const value = await load();
     if (value === null) {
       this.#entries.delete(key);
       return null;
     }
+    if (forgets !== this.#forgets) return value;
     if (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(key, { value, until: now + this.ttlMs });
+    this.#entries.set(key, { value, grant: grantOf(token), until: now + this.ttlMs });
     return value;
   }
 
-  /** Forgets a token for every resource (it was revoked). */
-  forgetToken(token: string): void {
-    for (const key of this.#entries.keys()) if (key.endsWith(`\n${token}`)) this.#entries.delete(key);
+  /** Forgets every token of the grant this token belongs to (a token of it was revoked, or the whole grant). */
+  forgetGrantOf(token: string): void {
+    this.#forget((entry) => entry.grant === grantOf(token));
   }
 
   /** Forgets every token of a user (a new grant may have revoked their earlier ones). */
   forgetUser(userId: string): void {
-    for (const [key, entry] of this.#entries) if (entry.value.userId === userId) this.#entries.delete(key);
+    this.#forget((entry) => entry.value.userId === userId);
   }
+
+  #forget(matches: (entry: { value: T; grant: string }) => boolean): void {
+    this.#forgets++;
+    for (const [key, entry] of this.#entries) if (matches(entry)) this.#entries.delete(key);
+  }
+}
+
+/**
+ * The grant a token belongs to: the OAuth library's access and refresh tokens
+ * are `{userId}:{grantId}:{secret}` (its documented format), so every token of
+ * one grant shares what comes before the last colon.
+ */
+export function grantOf(token: string): string {
+  const secret = token.lastIndexOf(":");
+  return secret < 0 ? token : token.slice(0, secret);
 }

@@ -13,6 +13,7 @@ import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
+import { answerError, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
@@ -23,6 +24,11 @@ api.use("*", withPrincipal, async (c, next) => {
   if (denied !== null) return denied;
   await next();
 });
+
+const unusable: Refuse = (problem) => Response.json({ error: invalidArguments([{ path: "(body)", problem }]) }, { status: 400 });
+const tooLarge = () => Response.json({ error: { code: "body_too_large", message: `The body is larger than ${LIMITS.apiBodyBytes} bytes.` } }, { status: 413 });
+
+api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
 const expected_version = z.int().min(1).optional();
 const slide = z.strictObject({
@@ -101,28 +107,13 @@ function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
   return c.json({ error }, STATUS[error.code]);
 }
 
-/** The JSON body, or a value the schema refuses with a clear message. */
+/** The JSON body ({} when empty), or a value the schema refuses with a clear message. */
 async function json(c: Context<AppEnv>): Promise<unknown> {
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > LIMITS.apiBodyBytes) throw new BodyTooLarge();
-  const text = await c.req.text();
-  if (new TextEncoder().encode(text).byteLength > LIMITS.apiBodyBytes) throw new BodyTooLarge();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new BadJson();
-  }
+  const body = await readJson(c.req.raw, unusable);
+  return body === undefined ? {} : body;
 }
 
-class BodyTooLarge extends Error {}
-class BadJson extends Error {}
-
-api.onError((error, c) => {
-  if (error instanceof BodyTooLarge) return c.json({ error: { code: "body_too_large", message: `The body is larger than ${LIMITS.apiBodyBytes} bytes.` } }, 413);
-  if (error instanceof BadJson) return c.json({ error: invalidArguments([{ path: "(body)", problem: "not valid JSON" }]) }, 400);
-  throw error;
-});
+api.onError(answerError);
 
 api.get("/notes", async (c) => {
   const entries = await c.env.DIRECTORY.get(c.env.DIRECTORY.idFromName(c.get("principal").user)).list();

@@ -5,11 +5,14 @@
  * consent page is ours.
  */
 import { Hono, type Context } from "hono";
-import { MCP_PATH, oauthFor, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
+import { MCP_PATH, oauthFor, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
+import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
+import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
 import { authorize } from "./authorize.js";
+import { answerError } from "./edge.js";
 import { mcp } from "./mcp.js";
 
 type RootEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
@@ -22,9 +25,29 @@ const handlers = {
 };
 
 app.use("*", async (c, next) => {
-  c.set("oauth", oauthFor(c.env, c.req.raw, handlers));
+  const settings = settingsOf(c.env);
+  if (settings.problems.length > 0) {
+    // The operator's mistake, not the client's: say what to fix, and serve nothing with a setting that is not what was meant.
+    return c.json({ error: { code: "misconfigured", message: `This deployment's settings are invalid: ${settings.problems.join("; ")}.` } }, 503);
+  }
+  const url = new URL(c.req.url);
+  const oauth = oauthFor(settings, url, handlers);
+  if (oauth === null) return misdirected(c, url, settings);
+  c.set("oauth", oauth);
   await next();
 });
+
+/**
+ * 421 Misdirected Request (RFC 9110 §15.5.20): the Host names an origin this
+ * server is not configured to answer for, so it has no issuer, resource or
+ * token for it. Nothing is wrong with the request's syntax (that is 400);
+ * it reached the wrong server.
+ */
+function misdirected(c: Context<RootEnv>, url: URL, settings: Settings): Response {
+  const serves = settings.publicUrl ?? "loopback origins only (127.0.0.1, localhost or [::1], any port); set PUBLIC_URL to serve another";
+  const message = `This server does not serve ${url.host}. It serves ${serves}.`;
+  return c.json({ error: { code: "misdirected_request", message } }, 421);
+}
 
 /** Hono's own ExecutionContext type lags the runtime's; this is the same object. */
 const executionContext = (c: Context<RootEnv>) => c.executionCtx as unknown as ExecutionContext;
@@ -52,19 +75,9 @@ app.get("/", (c) => {
   return c.json({ name: SERVER_INFO.title, version: SERVER_INFO.version, mcp: `${origin}/mcp`, api: `${origin}/api/v1` });
 });
 
-// A revocation (RFC 7009: a token and no grant type) also drops the token from this isolate's cache.
-app.post("/oauth/token", async (c, next) => {
-  const form = await c.req.raw.clone().formData().catch(() => null);
-  const token = form?.get("token");
-  if (typeof token === "string" && !form?.has("grant_type")) c.get("oauth").tokens.forgetToken(token);
-  await next();
-});
+app.post(TOKEN_PATH, (c, next) => aroundTokenRequest(c.get("oauth"), c.env, c.req.raw, next));
 
 // Discovery, registration, token, revocation: the authorization server's own endpoints.
 app.all("*", (c) => c.get("oauth").server.fetch(c.req.raw, c.env, executionContext(c)));
 
-app.onError((error, c) => {
-  // Every expected failure is answered before here; reaching this is a bug.
-  console.error("unhandled error", error);
-  return c.json({ error: { code: "internal_error", message: "Internal error" } }, 500);
-});
+app.onError(answerError);

@@ -16,6 +16,8 @@ import { identityFor } from "../auth/identity.js";
 import type { OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import type { Env } from "../env.js";
+import { settingsOf } from "../settings.js";
+import { limitBody } from "./edge.js";
 
 type AuthorizeEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
@@ -29,7 +31,7 @@ const SCOPE_TEXT: Record<string, string> = {
 
 authorize.get("/", (c) =>
   guarded(c, async (oauth, helpers) => {
-    const identity = identityFor(c.env);
+    const identity = identityFor(settingsOf(c.env));
     if (identity === null) return noIdentity();
     const request = await helpers.parseAuthRequest(c.req.raw);
     const user = await identity.identify(c.req.raw, null);
@@ -43,11 +45,22 @@ authorize.get("/", (c) =>
   }),
 );
 
-authorize.post("/", (c) =>
+/** The consent form is a handle, a decision, a few scopes and a user name: far below this. */
+const FORM_BYTES = 16 * 1024;
+
+const formLimit = limitBody(
+  FORM_BYTES,
+  () => page("Sign-in failed", `<p>The consent form is larger than ${FORM_BYTES} bytes.</p><p>Start again from your app.</p>`, 413),
+  () => unreadableForm(),
+);
+
+authorize.post("/", formLimit, (c) =>
   guarded(c, async (oauth, helpers) => {
-    const identity = identityFor(c.env);
+    const identity = identityFor(settingsOf(c.env));
     if (identity === null) return noIdentity();
-    const form = await c.req.raw.clone().formData();
+    // Not a form at all (JSON, multipart without a boundary, nothing) is the client's mistake, not ours.
+    const form = await c.req.raw.formData().catch(() => null);
+    if (form === null) return unreadableForm();
     const handle = String(form.get("handle") ?? "");
     if (form.get("decision") !== "approve") {
       const denied = await helpers.denyConsent(c.req.raw, handle);
@@ -96,6 +109,10 @@ function offeredScopes(oauth: OAuthSetup, request: AuthRequest): readonly string
   const asked = request.scope.filter((s) => resource.grantable.includes(s));
   // A client that asked for nothing (or nothing this resource carries) is offered the baseline.
   return asked.length > 0 ? asked : resource.required;
+}
+
+function unreadableForm(): Response {
+  return page("Sign-in failed", "<p>The consent form could not be read: it must be sent from the consent page, as a form.</p><p>Start again from your app.</p>", 400);
 }
 
 function noIdentity(): Response {

@@ -10,7 +10,9 @@ import { SCOPES } from "../auth/scopes.js";
 import { createMcpServer } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
+import { settingsOf } from "../settings.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
+import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
 
 /** The MCP resource's routes; the OAuth resource server runs them with a verified token. */
@@ -19,8 +21,8 @@ export const mcp = new Hono<AppEnv>().basePath("/mcp");
 // A browser page from another origin must not drive a connector (DNS rebinding, CSRF).
 mcp.use("*", withPrincipal, async (c, next) => {
   const origin = c.req.header("Origin");
-  if (origin !== undefined && !originAllowed(origin, c.req.url, c.env.ALLOWED_ORIGINS)) {
-    return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `Origin ${origin} is not allowed` } }, 403);
+  if (origin !== undefined && origin !== new URL(c.req.url).origin && !settingsOf(c.env).allowedOrigins.includes(origin)) {
+    return rpcError(403, -32000, `Origin ${origin} is not allowed`);
   }
   await next();
 });
@@ -30,19 +32,12 @@ mcp.on(["GET", "DELETE"], "/", (c) => {
   return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This stateless server takes POST only: no SSE stream, no sessions." } }, 405);
 });
 
-mcp.post("/", async (c) => {
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > LIMITS.mcpBodyBytes) return tooLarge();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > LIMITS.mcpBodyBytes) return tooLarge();
+const unusable: Refuse = (problem, detail) => rpcError(400, -32700, `Parse error: ${detail ?? `request body ${problem}`}`);
+const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.mcpBodyBytes} bytes`);
 
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : "invalid JSON";
-    return c.json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${detail}` } }, 400);
-  }
+mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
+  const body = await readJson(c.req.raw, unusable);
+  if (body === undefined) throw failWith(unusable("empty"));
 
   const denied = insufficientScope(c, neededScopes(body));
   if (denied !== null) return denied;
@@ -53,9 +48,11 @@ mcp.post("/", async (c) => {
   return transport.handleRequest(c.req.raw, { parsedBody: body });
 });
 
-function tooLarge(): Response {
-  const message = `Request body larger than ${LIMITS.mcpBodyBytes} bytes`;
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message } }, { status: 413 });
+mcp.onError(answerError);
+
+/** A JSON-RPC error with no request ID: the message could not be read, or was refused before it was. */
+function rpcError(status: 403 | 400 | 413, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 
 /** The scopes a message needs: read for anything, and a tool call its tool's too. */
@@ -67,12 +64,4 @@ function neededScopes(body: unknown): readonly string[] {
     for (const scope of tool?.scopes ?? []) needed.add(scope);
   }
   return [...needed];
-}
-
-function originAllowed(origin: string, requestUrl: string, allowed: string | undefined): boolean {
-  if (origin === new URL(requestUrl).origin) return true;
-  return (allowed ?? "")
-    .split(",")
-    .map((o) => o.trim())
-    .includes(origin);
 }

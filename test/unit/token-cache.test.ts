@@ -41,21 +41,43 @@ describe("the token cache", () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 
-  it("forgets a revoked token, and every token of a user with a new grant", async () => {
+  it("revoking one token of a grant forgets every token of that grant, and only that grant", async () => {
+    const cache = new TokenCache<Valid>(10_000);
+    const alice = counted({ userId: "alice", scope: [] });
+    // The library's tokens are userId:grantId:secret; an access token and the grant's refresh token share the prefix.
+    for (const token of ["alice:grant1:access1", "alice:grant1:access2", "alice:grant2:access3"]) await cache.validate("r", token, alice);
+    expect(alice).toHaveBeenCalledTimes(3);
+    cache.forgetGrantOf("alice:grant1:refresh");
+    for (const token of ["alice:grant1:access1", "alice:grant1:access2", "alice:grant2:access3"]) await cache.validate("r", token, alice);
+    expect(alice).toHaveBeenCalledTimes(5);
+  });
+
+  it("forgets every token of a user with a new grant, and no one else's", async () => {
     const cache = new TokenCache<Valid>(10_000);
     const alice = counted({ userId: "alice", scope: [] });
     const bob = counted({ userId: "bob", scope: [] });
-    await cache.validate("r", "a1", alice);
-    await cache.validate("r", "a2", alice);
-    await cache.validate("r", "b1", bob);
-    cache.forgetToken("a1");
-    await cache.validate("r", "a1", alice);
-    expect(alice).toHaveBeenCalledTimes(3);
+    await cache.validate("r", "alice:g1:a", alice);
+    await cache.validate("r", "alice:g2:b", alice);
+    await cache.validate("r", "bob:g3:c", bob);
     cache.forgetUser("alice");
-    await cache.validate("r", "a2", alice);
-    await cache.validate("r", "b1", bob);
+    await cache.validate("r", "alice:g1:a", alice);
+    await cache.validate("r", "alice:g2:b", alice);
+    await cache.validate("r", "bob:g3:c", bob);
     expect(alice).toHaveBeenCalledTimes(4);
     expect(bob).toHaveBeenCalledTimes(1);
+  });
+
+  it("a validation under way while its grant is revoked does not keep the answer it read before", async () => {
+    const cache = new TokenCache<Valid>(10_000);
+    let answer: (value: Valid) => void = () => {};
+    const slow = vi.fn(() => new Promise<Valid | null>((resolve) => (answer = resolve)));
+    const pending = cache.validate("r", "alice:g1:a", slow);
+    cache.forgetGrantOf("alice:g1:refresh");
+    answer({ userId: "alice", scope: [] });
+    await pending;
+    const again = counted(null);
+    expect(await cache.validate("r", "alice:g1:a", again)).toBeNull();
+    expect(again).toHaveBeenCalledTimes(1);
   });
 
   it("stays within its size, dropping the oldest entry first", async () => {

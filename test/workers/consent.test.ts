@@ -107,4 +107,29 @@ describe("the consent page", () => {
       expect(granted, JSON.stringify(granted)).toMatchObject({ scope: "osfoundry:read" });
     }
   });
+
+  it("a consent POST that is not a form gets a 400 page saying so, not a 500", async () => {
+    const url = authorizeUrl(await register("Agent"), "osfoundry:read");
+    const bodies: [string, RequestInit][] = [
+      ["JSON", { headers: { "Content-Type": "application/json" }, body: JSON.stringify({ handle: "h", decision: "approve" }) }],
+      ["multipart without a boundary", { headers: { "Content-Type": "multipart/form-data" }, body: "handle=h" }],
+      ["multipart with a broken body", { headers: { "Content-Type": "multipart/form-data; boundary=zz" }, body: "garbage" }],
+      ["no body", {}],
+      ["text", { headers: { "Content-Type": "text/plain" }, body: "handle=h&decision=approve" }],
+    ];
+    for (const [what, init] of bodies) {
+      const response = await send(new Request(url, { method: "POST", redirect: "manual", ...init }));
+      const html = await response.text();
+      expect({ what, status: response.status }).toEqual({ what, status: 400 });
+      expect(html).toContain("The consent form could not be read");
+    }
+  });
+
+  it("a consent POST larger than any consent form gets 413, and a page", async () => {
+    const url = authorizeUrl(await register("Agent"), "osfoundry:read");
+    const big = new URLSearchParams({ handle: "h", decision: "approve", user: "alice", pad: "x".repeat(100_000) });
+    const response = await send(new Request(url, { method: "POST", body: big, headers: { "Content-Type": "application/x-www-form-urlencoded" } }));
+    expect(response.status).toBe(413);
+    expect(await response.text()).toContain("larger than");
+  });
 });

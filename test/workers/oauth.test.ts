@@ -101,6 +101,68 @@ describe("refresh tokens", () => {
     expect(replayed.status).toBe(400);
     expect(((await replayed.json()) as any).error).toBe("invalid_grant");
   });
+
+  it("a refresh whose answer was lost can be retried with the same token", async () => {
+    const first = await agent();
+    const lost = await refresh(ORIGIN, first.client_id, first.refresh_token as string, send);
+    expect(lost.status).toBe(200);
+    const retried = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    expect((await tool("list_notes", {}, retried.access_token)).isError).toBe(false);
+    expect((await refresh(ORIGIN, first.client_id, retried.refresh_token, send)).status).toBe(200);
+  });
+
+  it("a replayed rotated-out refresh token revokes the grant: its newest tokens stop working at once (RFC 9700 §4.14.2)", async () => {
+    const first = await agent();
+    const second = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    const third = (await (await refresh(ORIGIN, first.client_id, second.refresh_token, send)).json()) as any;
+    expect((await tool("list_notes", {}, third.access_token)).isError).toBe(false);
+
+    // Whoever replays the first token, thief or client, the grant can no longer be trusted.
+    const replayed = await refresh(ORIGIN, first.client_id, first.refresh_token as string, send);
+    expect(replayed.status).toBe(400);
+    expect(((await replayed.json()) as any).error).toBe("invalid_grant");
+    const refused = await rpc("tools/list", {}, third.access_token);
+    expect(refused.status).toBe(401);
+    expect((await refresh(ORIGIN, first.client_id, third.refresh_token, send)).status).toBe(400);
+  });
+
+  it("a refresh token of a stolen pair used by the thief first locks out the grant when the client uses its own", async () => {
+    const client = await agent();
+    const thief = (await (await refresh(ORIGIN, client.client_id, client.refresh_token as string, send)).json()) as any;
+    const thiefNext = (await (await refresh(ORIGIN, client.client_id, thief.refresh_token, send)).json()) as any;
+    // The client's token was rotated out by the thief's use: its refresh fails, and takes the thief's grant with it.
+    expect((await refresh(ORIGIN, client.client_id, client.refresh_token as string, send)).status).toBe(400);
+    expect((await rpc("tools/list", {}, thiefNext.access_token)).status).toBe(401);
+    expect((await refresh(ORIGIN, client.client_id, thiefNext.refresh_token, send)).status).toBe(400);
+  });
+});
+
+describe("revocation through this Worker", () => {
+  const revoke = (token: string, clientId: string) =>
+    send(
+      new Request(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token, client_id: clientId }),
+      }),
+    );
+
+  it("revoking the refresh token refuses the grant's access tokens at once, though this isolate had just validated them", async () => {
+    const tokens = await agent();
+    expect((await rpc("tools/list", {}, tokens.access_token)).status).toBe(200);
+    expect((await revoke(tokens.refresh_token as string, tokens.client_id)).status).toBe(200);
+    const refused = await rpc("tools/list", {}, tokens.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
+  });
+
+  it("revoking one access token leaves the grant's refresh token working", async () => {
+    const tokens = await agent();
+    expect((await revoke(tokens.access_token, tokens.client_id)).status).toBe(200);
+    expect((await rpc("tools/list", {}, tokens.access_token)).status).toBe(401);
+    const renewed = (await (await refresh(ORIGIN, tokens.client_id, tokens.refresh_token as string, send)).json()) as any;
+    expect((await rpc("tools/list", {}, renewed.access_token)).status).toBe(200);
+  });
 });
 
 describe("users reach only their own Notes", () => {

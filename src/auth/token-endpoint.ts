@@ -1,0 +1,57 @@
+/**
+ * What this Worker adds to the OAuth library's token endpoint. A revocation
+ * (RFC 7009) forgets every cached token of the grant in this isolate at once.
+ * A refresh with a refresh token the grant has rotated out revokes the grant
+ * (RFC 9700 §4.14.2): it means two parties hold the grant's refresh tokens.
+ */
+import type { OAuthErrorInternal } from "@cloudflare/workers-oauth-provider";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Env } from "../env.js";
+import type { OAuthSetup } from "./oauth.js";
+
+/**
+ * The library says why a refresh failed only to its `onError` hook, which has
+ * no handle on the request; this carries the request's own record to it.
+ */
+const refreshes = new AsyncLocalStorage<{ rotatedOut: boolean }>();
+
+/** The authorization server's `onError` hook: remembers a rotated-out refresh token for the request under way. */
+export function noteTokenError(internal: OAuthErrorInternal): void {
+  if (internal.category !== "refresh-token-grant" || internal.reason !== "refresh_token_mismatch") return;
+  const refresh = refreshes.getStore();
+  if (refresh !== undefined) refresh.rotatedOut = true;
+}
+
+/** Runs the library's answer to a token request (`forward`), then what the answer obliges this Worker to do. */
+export async function aroundTokenRequest(oauth: OAuthSetup, env: Env, request: Request, forward: () => Promise<void>): Promise<void> {
+  const form = await tokenForm(request);
+  const grantType = form?.get("grant_type") ?? null;
+  const token = form?.get(grantType === "refresh_token" ? "refresh_token" : "token");
+  if (typeof token !== "string" || (grantType !== null && grantType !== "refresh_token")) return forward();
+
+  if (grantType === null) {
+    // A revocation: the library revokes an access token alone, a refresh token with its whole grant.
+    await forward();
+    oauth.tokens.forgetGrantOf(token);
+    return;
+  }
+  const refresh = { rotatedOut: false };
+  await refreshes.run(refresh, forward);
+  if (!refresh.rotatedOut) return;
+  // The library keeps the previous token usable until its successor is used (a lost response can be retried);
+  // anything older is a replay. The library answers invalid_grant; the grant goes too.
+  const [userId, grantId] = token.split(":") as [string, string];
+  try {
+    await oauth.server.getOAuthApi(env).revokeGrant(grantId, userId);
+  } catch (error) {
+    // The client already has its invalid_grant; the grant's tokens still expire on their own.
+    console.error("revoking a grant whose rotated-out refresh token was replayed failed", error);
+  }
+  oauth.tokens.forgetGrantOf(token);
+}
+
+/** The token request's form, or null when it is not one (the library answers that request itself). */
+async function tokenForm(request: Request): Promise<FormData | null> {
+  if (!(request.headers.get("Content-Type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")) return null;
+  return request.clone().formData().catch(() => null);
+}

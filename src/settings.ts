@@ -1,0 +1,153 @@
+/**
+ * The Worker's settings: the variables of `Env` read, checked and given their
+ * defaults here, once per env object. Everything else reads `settingsOf(env)`.
+ *
+ * A variable that is set but invalid is not silently replaced by its default:
+ * it becomes a `problem`, logged once, and the HTTP edge answers every request
+ * 503 naming it (see docs/decisions.md, "Settings"). The values still hold the
+ * defaults, so code that cannot answer (an alarm) keeps working.
+ *
+ * @example
+ * const { publicUrl, accessTokenTtlSeconds } = settingsOf(env);
+ */
+import { DEFAULT_RETENTION_MS } from "./note/limits.js";
+
+export interface Settings {
+  /** The deployment's public origin (`PUBLIC_URL`), e.g. `https://notes.example.com`; null: loopback origins only. */
+  readonly publicUrl: string | null;
+  /** Access-token lifetime (`ACCESS_TOKEN_TTL_SECONDS`), 60 to 86,400 s; default 3,600. */
+  readonly accessTokenTtlSeconds: number;
+  /** The local development sign-in (`LOCAL_SIGN_IN`, `LOCAL_USER`), or null when off (the default). */
+  readonly localSignIn: { readonly defaultUser: string } | null;
+  /** Browser origins besides the server's own allowed to call /mcp (`ALLOWED_ORIGINS`, comma-separated). */
+  readonly allowedOrigins: readonly string[];
+  /** How long an idempotency key is honoured (`IDEMPOTENCY_RETENTION_SECONDS`); default 7 days. */
+  readonly idempotencyRetentionMs: number;
+  /** Each variable that is set but invalid, named with what is wrong; empty when all are fine. */
+  readonly problems: readonly string[];
+}
+
+/** The raw variables this module reads. wrangler hands a `--var` that parses as JSON over as that JSON, so any type may arrive. */
+export interface SettingsVariables {
+  PUBLIC_URL?: unknown;
+  ACCESS_TOKEN_TTL_SECONDS?: unknown;
+  LOCAL_SIGN_IN?: unknown;
+  LOCAL_USER?: unknown;
+  ALLOWED_ORIGINS?: unknown;
+  IDEMPOTENCY_RETENTION_SECONDS?: unknown;
+}
+
+export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const DEFAULT_LOCAL_USER = "alice";
+/** A local user name: what the consent page accepts and LOCAL_USER must be. */
+export const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+const cache = new WeakMap<object, Settings>();
+const logged = new Set<string>();
+
+/** The settings of this env object, parsed on first use. */
+export function settingsOf(env: SettingsVariables): Settings {
+  let settings = cache.get(env);
+  if (settings === undefined) {
+    settings = parseSettings(env);
+    cache.set(env, settings);
+    for (const problem of settings.problems) {
+      if (logged.has(problem)) continue;
+      logged.add(problem);
+      console.error(`settings: ${problem}`);
+    }
+  }
+  return settings;
+}
+
+/** Whether a host name is loopback, exactly as the OAuth library decides where plain http is allowed. */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === "localhost" || host === "[::1]") return true;
+  const ipv4 = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  return ipv4 !== null && ipv4.slice(1).every((octet) => Number(octet) <= 255);
+}
+
+export function parseSettings(env: SettingsVariables): Settings {
+  const problems: string[] = [];
+  /** The variable's value, its default when unset, or its default and a problem when invalid. */
+  function read<T>(name: keyof SettingsVariables, parse: (text: string) => T | Invalid, fallback: T): T {
+    const text = textOf(env[name]);
+    if (text === undefined) return fallback;
+    const parsed = parse(text);
+    if (!(parsed instanceof Invalid)) return parsed;
+    problems.push(`${name} ${parsed.reason} (it is ${JSON.stringify(text.slice(0, 200))})`);
+    return fallback;
+  }
+
+  const publicUrl = read<string | null>("PUBLIC_URL", publicOrigin, null);
+  const accessTokenTtlSeconds = read("ACCESS_TOKEN_TTL_SECONDS", (text) => integerIn(text, 60, 86_400), DEFAULT_ACCESS_TOKEN_TTL_SECONDS);
+  const signIn = read("LOCAL_SIGN_IN", flag, false);
+  const defaultUser = read("LOCAL_USER", (text) => (USER_NAME.test(text) ? text : new Invalid("must be 1 to 64 of a-z, 0-9, '.', '_' or '-'")), DEFAULT_LOCAL_USER);
+  const allowedOrigins = read("ALLOWED_ORIGINS", origins, []);
+  const retentionSeconds = read<number | null>("IDEMPOTENCY_RETENTION_SECONDS", (text) => integerIn(text, 1, MAX_RETENTION_SECONDS), null);
+
+  if (signIn && publicUrl !== null && !isLoopbackHostname(new URL(publicUrl).hostname)) {
+    problems.push("LOCAL_SIGN_IN must not be true with a public PUBLIC_URL: the local sign-in trusts any typed user name");
+  }
+  return {
+    publicUrl,
+    accessTokenTtlSeconds,
+    localSignIn: signIn ? { defaultUser } : null,
+    allowedOrigins,
+    idempotencyRetentionMs: retentionSeconds === null ? DEFAULT_RETENTION_MS : retentionSeconds * 1000,
+    problems,
+  };
+}
+
+/** Why a set variable cannot be used. */
+class Invalid {
+  constructor(readonly reason: string) {}
+}
+
+/** Far beyond any sensible window, and still exact in milliseconds. */
+const MAX_RETENTION_SECONDS = 10 * 365 * 24 * 60 * 60;
+
+/** A variable as text: unset and empty are "not set"; wrangler may hand numbers and booleans over as such. */
+function textOf(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === "string" ? value.trim() : typeof value === "object" ? JSON.stringify(value) : String(value);
+  return text === "" ? undefined : text;
+}
+
+function integerIn(text: string, min: number, max: number): number | Invalid {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  return value >= min && value <= max ? value : new Invalid(`must be a whole number of seconds from ${min} to ${max}`);
+}
+
+function flag(text: string): boolean | Invalid {
+  if (text === "true") return true;
+  if (text === "false") return false;
+  return new Invalid('must be "true" or "false"');
+}
+
+/** An http(s) URL with nothing but an origin, as that origin; null for anything else. */
+function bareOrigin(text: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return null;
+  }
+  const bare = url.username === "" && url.password === "" && url.pathname === "/" && url.search === "" && url.hash === "" && !/[?#]/.test(text);
+  return bare && (url.protocol === "http:" || url.protocol === "https:") ? url.origin : null;
+}
+
+/** PUBLIC_URL as the issuer the OAuth library accepts: an https origin, or http on a loopback host. */
+function publicOrigin(text: string): string | Invalid {
+  const origin = bareOrigin(text);
+  if (origin !== null && (origin.startsWith("https:") || isLoopbackHostname(new URL(origin).hostname))) return origin;
+  return new Invalid("must be an https origin such as https://notes.example.com (no path; plain http only on a loopback host)");
+}
+
+function origins(text: string): string[] | Invalid {
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  const bad = entries.filter((entry) => bareOrigin(entry) === null);
+  if (bad.length === 0) return entries.map((entry) => bareOrigin(entry) as string);
+  return new Invalid(`must list origins such as https://app.example.com (scheme, host, optional port, no path), separated by commas; ${bad.map((b) => JSON.stringify(b)).join(", ")} is not one`);
+}

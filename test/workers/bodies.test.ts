@@ -1,0 +1,119 @@
+/** Request bodies at the edge: too large (declared or streamed), cut off, not UTF-8, not JSON — each a clear 4xx in its surface's shape, and nothing written. */
+import { createExecutionContext, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index.js";
+import { api, fetchWorker, newNote, TOKENS } from "../support/workers.js";
+
+const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" };
+
+/** A body of `total` bytes sent as a stream, so no Content-Length announces its size. */
+function streamOf(total: number, fill = 0x20): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent >= total) return controller.close();
+      const chunk = new Uint8Array(Math.min(64 * 1024, total - sent)).fill(fill);
+      sent += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+/** A body that starts and then breaks off, like a client that went away mid-upload. */
+function brokenStream(start: string): ReadableStream<Uint8Array> {
+  let started = false;
+  return new ReadableStream({
+    pull(controller) {
+      if (started) return controller.error(new Error("connection lost"));
+      started = true;
+      controller.enqueue(new TextEncoder().encode(start));
+    },
+  });
+}
+
+function post(path: string, token: string, headers: Record<string, string>, body: BodyInit, method = "POST"): Promise<Response> {
+  return fetchWorker(path, { method, headers: { ...headers, Authorization: `Bearer ${token}` }, body, duplex: "half" } as RequestInit);
+}
+
+/**
+ * A request whose body breaks off, handed to the Worker in this isolate:
+ * through `exports.default.fetch` a broken stream arrives merely cut short.
+ */
+async function postBroken(path: string, token: string, headers: Record<string, string>, start: string, method = "POST"): Promise<Response> {
+  const init = { method, headers: { ...headers, Authorization: `Bearer ${token}` }, body: brokenStream(start), duplex: "half" } as RequestInit;
+  return worker.fetch(new Request(`http://127.0.0.1:8787${path}`, init), env, createExecutionContext());
+}
+
+async function jsonOf(response: Response): Promise<{ status: number; body: any }> {
+  return { status: response.status, body: await response.json() };
+}
+
+describe("POST /mcp", () => {
+  it("a streamed body over 256 KiB without a Content-Length gets 413", async () => {
+    const { status, body } = await jsonOf(await post("/mcp", TOKENS.agent, MCP_HEADERS, streamOf(300 * 1024)));
+    expect(status).toBe(413);
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Request body larger than 262144 bytes" } });
+  });
+
+  it("a streamed body within the limit is served", async () => {
+    const message = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }));
+    const stream = new ReadableStream({ pull: (c) => (c.enqueue(message), c.close()) });
+    const { status, body } = await jsonOf(await post("/mcp", TOKENS.agent, MCP_HEADERS, stream));
+    expect(status).toBe(200);
+    expect(body.id).toBe(7);
+  });
+
+  it("a body that breaks off mid-way is a JSON-RPC parse error with 400, not a 500", async () => {
+    const answer = await jsonOf(await postBroken("/mcp", TOKENS.agent, MCP_HEADERS, '{"jsonrpc":"2.0","id":1,'));
+    expect(answer).toEqual({ status: 400, body: { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: request body could not be read to its end" } } });
+  });
+
+  it("a body that is not UTF-8, empty or not JSON is a JSON-RPC parse error with 400", async () => {
+    const bodies: [string, BodyInit][] = [
+      ["not UTF-8", new Uint8Array([...new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"'), 0xff, ...new TextEncoder().encode('"}}')])],
+      ["empty", ""],
+      ["not JSON", "{not json"],
+    ];
+    for (const [what, body] of bodies) {
+      const answer = await jsonOf(await post("/mcp", TOKENS.agent, MCP_HEADERS, body));
+      expect({ what, status: answer.status, code: answer.body.error?.code, id: answer.body.id }).toEqual({ what, status: 400, code: -32700, id: null });
+      expect(answer.body.error.message).toMatch(/^Parse error: /);
+    }
+  });
+});
+
+describe("the person's API", () => {
+  it("a streamed body over 1 MiB without a Content-Length gets 413 and writes nothing", async () => {
+    const { noteId, version } = await newNote();
+    const body = new Blob(['{"text":"', "x".repeat(1_100_000), '"}']).stream();
+    const answer = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "application/json" }, body, "PUT"));
+    expect(answer).toMatchObject({ status: 413, body: { error: { code: "body_too_large" } } });
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+
+  it("a body that breaks off mid-way is invalid_arguments on (body), not a 500, and writes nothing", async () => {
+    const { noteId, version } = await newNote();
+    const answer = await jsonOf(await postBroken(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "application/json" }, '{"text":"half', "PUT"));
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "(body)", problem: "could not be read to its end" }] });
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+
+  it("a body that is not UTF-8 or not JSON is invalid_arguments on (body) and writes nothing", async () => {
+    const { noteId, version } = await newNote();
+    const bodies: [string, BodyInit, string][] = [
+      ["not UTF-8", new Uint8Array([...new TextEncoder().encode('{"text":"caf'), 0xe9, ...new TextEncoder().encode('"}')]), "not valid UTF-8"],
+      ["not JSON", '{"text": ', "not valid JSON"],
+    ];
+    for (const [what, body, problem] of bodies) {
+      const answer = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "application/json" }, body, "PUT"));
+      expect({ what, status: answer.status, code: answer.body.error?.code, issues: answer.body.error?.issues }).toEqual({
+        what,
+        status: 400,
+        code: "invalid_arguments",
+        issues: [{ path: "(body)", problem }],
+      });
+    }
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+});
