@@ -45,7 +45,8 @@ app.use("*", async (c, next) => {
  */
 function misdirected(c: Context<RootEnv>, url: URL, settings: Settings): Response {
   const serves = settings.publicUrl ?? "loopback origins only (127.0.0.1, localhost or [::1], any port); set PUBLIC_URL to serve another";
-  const message = `This server does not serve ${url.host}. It serves ${serves}.`;
+  const host = url.host.length > 100 ? `${url.host.slice(0, 100)}…` : url.host;
+  const message = `This server does not serve ${host}. It serves ${serves}.`;
   return c.json({ error: { code: "misdirected_request", message } }, 421);
 }
 
