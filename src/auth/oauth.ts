@@ -53,6 +53,20 @@ export const API_PATH = "/api/v1";
  */
 const MCP_REQUIRED = [SCOPES.read, SCOPES.write] as const;
 
+/**
+ * Whether a credential (client ID, token, authorization code) is short enough
+ * to be one this server issued. The library looks each up in KV as part of a
+ * key, and KV throws for a key over 512 bytes: the client sending an absurdly
+ * long one would get a 500 (or a 503 from a resource server). What we issue is
+ * far shorter: a token is `{userId}:{16-character grant ID}:{32-character secret}`
+ * with a user ID of at most 128 characters, a registered client ID 16 characters.
+ */
+export function mayBeIssued(credential: string): boolean {
+  return new TextEncoder().encode(credential).byteLength <= MAX_CREDENTIAL_BYTES;
+}
+
+const MAX_CREDENTIAL_BYTES = 400;
+
 /** How long an isolate trusts a token it validated: the most a revocation elsewhere can lag. */
 const TOKEN_CACHE_MS = 10_000;
 
@@ -114,8 +128,8 @@ function buildSetup(issuer: string, settings: Settings, handlers: { mcp: Resourc
     onError: ({ internal }) => noteTokenError(internal),
   });
   const tokens = new TokenCache<ValidatedAccessToken<AuthProps>>(TOKEN_CACHE_MS);
-  const validateToken = (e: Env) => (resource: string, token: string) =>
-    tokens.validate(resource, token, () => server.validateToken<AuthProps>(resource, token, e));
+  const validateToken = (e: Env) => async (resource: string, token: string) =>
+    mayBeIssued(token) ? tokens.validate(resource, token, () => server.validateToken<AuthProps>(resource, token, e)) : null;
   return {
     issuer,
     tokens,

@@ -13,7 +13,7 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import { identityFor } from "../auth/identity.js";
-import type { OAuthSetup } from "../auth/oauth.js";
+import { mayBeIssued, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import type { Env } from "../env.js";
 import { settingsOf } from "../settings.js";
@@ -89,6 +89,9 @@ type Helpers = ReturnType<OAuthSetup["server"]["getOAuthApi"]>;
 /** Runs a step of the page, turning the library's expected failures into safe answers. */
 async function guarded(c: Context<AuthorizeEnv>, step: (oauth: OAuthSetup, helpers: Helpers) => Promise<Response>): Promise<Response> {
   const oauth = c.get("oauth");
+  if (!mayBeIssued(c.req.query("client_id") ?? "")) {
+    return page("Sign-in failed", "<p>The app's client_id is longer than any this server issues.</p><p>Start again from your app.</p>", 400);
+  }
   try {
     return await step(oauth, oauth.server.getOAuthApi(c.env));
   } catch (error) {

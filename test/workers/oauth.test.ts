@@ -85,6 +85,39 @@ describe("tokens that are refused", () => {
   });
 });
 
+describe("credentials longer than any this server issues", () => {
+  const long = "x".repeat(600);
+  const tokenRequest = (params: Record<string, string>, headers: Record<string, string> = {}) =>
+    send(new Request(`${ORIGIN}/oauth/token`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(params) }));
+
+  it("are refused at the token endpoint with 400 invalid_request naming the parameter, not a 500", async () => {
+    const { client_id } = await agent();
+    const cases: [string, Record<string, string>, Record<string, string>?][] = [
+      ["client_id", { grant_type: "refresh_token", refresh_token: "a:b:c", client_id: long }],
+      ["client_id", { grant_type: "refresh_token", refresh_token: "a:b:c" }, { Authorization: `Basic ${btoa(`${long}:secret`)}` }],
+      ["refresh_token", { grant_type: "refresh_token", refresh_token: `${long}:grant:secret`, client_id }],
+      ["code", { grant_type: "authorization_code", code: `${long}:grant:secret`, client_id, redirect_uri: "http://127.0.0.1:9/callback", code_verifier: "v".repeat(43) }],
+      ["token", { token: `${long}:grant:secret`, client_id }],
+    ];
+    for (const [name, params, headers] of cases) {
+      const response = await tokenRequest(params, headers);
+      const body = (await response.json()) as any;
+      expect({ name, status: response.status, error: body.error }).toEqual({ name, status: 400, error: "invalid_request" });
+      expect(body.error_description).toContain(name);
+    }
+  });
+
+  it("are refused at the consent page with a 400 page, and as a bearer token with 401", async () => {
+    const page = await fetchWorker(`/authorize?client_id=${long}&response_type=code`);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("client_id is longer than any this server issues");
+    for (const path of ["/mcp", "/api/v1/notes"]) {
+      const response = await fetchWorker(path, { method: "POST", headers: { Authorization: `Bearer ${long}:grant:secret`, "Content-Type": "application/json" }, body: "{}" });
+      expect({ path, status: response.status }).toEqual({ path, status: 401 });
+    }
+  });
+});
+
 describe("refresh tokens", () => {
   it("rotate: the old refresh token stops working once the new one is used", async () => {
     const first = await agent();
