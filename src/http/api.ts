@@ -66,7 +66,8 @@ const bodies = {
   }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
-    limit: z.coerce.number().pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
+    // A query value is text: "abc" must read "must be a whole number", not the "required" a coerced NaN gives.
+    limit: z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number).pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
     cursor: z.string().min(1).max(64).optional(),
   }),
 };

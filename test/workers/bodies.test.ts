@@ -1,4 +1,4 @@
-/** Request bodies at the edge: too large (declared or streamed), cut off, not UTF-8, not JSON — each a clear 4xx in its surface's shape, and nothing written. */
+/** What the edge refuses: bodies too large (declared or streamed), cut off, not UTF-8 or not JSON, and query values that are not what they say — each a clear 4xx in its surface's shape, and nothing written. */
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index.js";
@@ -115,5 +115,23 @@ describe("the person's API", () => {
       });
     }
     expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+});
+
+describe("the person's API query", () => {
+  it("a page size that is not a whole number says so, and one out of range names its bounds", async () => {
+    const { noteId } = await newNote();
+    const cases: [string, string][] = [
+      ["abc", "must be a whole number"],
+      ["1.5", "must be a whole number"],
+      ["", "must be a whole number"],
+      ["0", "at least 1"],
+      ["51", "at most 50"],
+    ];
+    for (const [limit, problem] of cases) {
+      const answer = await api("GET", `/notes/${noteId}/attachments?kind=sources&limit=${limit}`);
+      expect({ limit, status: answer.status, issues: answer.body.error?.issues }).toEqual({ limit, status: 400, issues: [{ path: "limit", problem }] });
+    }
+    expect((await api("GET", `/notes/${noteId}/attachments?kind=sources&limit=2`)).status).toBe(200);
   });
 });
