@@ -9,9 +9,9 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
 import type { Caller, CommandName, Input, Output } from "../note/commands.js";
 import { KEYED_COMMANDS } from "../note/commands.js";
-import { DEFAULT_RETENTION_MS } from "../note/limits.js";
 import { Note } from "../note/note.js";
 import type { Result } from "../note/result.js";
+import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
 import { migrate, NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
@@ -33,7 +33,7 @@ export class NoteObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     this.store = new SqliteNoteStore(this.sql, ctx.storage);
-    this.#retentionMs = retentionMs(env.IDEMPOTENCY_RETENTION_SECONDS);
+    this.#retentionMs = settingsOf(env).idempotencyRetentionMs;
     ctx.storage.transactionSync(() => migrate(this.sql, NOTE_MIGRATIONS));
   }
 
@@ -76,9 +76,4 @@ export class NoteObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(at);
     this.#alarmAt = at;
   }
-}
-
-function retentionMs(seconds: string | undefined): number {
-  const parsed = Number(seconds);
-  return seconds !== undefined && Number.isFinite(parsed) && parsed > 0 ? parsed * 1000 : DEFAULT_RETENTION_MS;
 }
