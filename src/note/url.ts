@@ -14,6 +14,8 @@ export type ParsedUrl =
 // parses as "javascript:"), so they are refused before parsing.
 const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+// With the u flag a surrogate pair is one code point; only a lone surrogate is in the category Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Parses a citation as given: `http`, `https`, or a scheme-less `host/path`
@@ -28,6 +30,10 @@ export function parseSourceUrl(raw: string): ParsedUrl {
   if (raw.length === 0) return { ok: false, reason: "the URL is empty" };
   if (raw.length > LIMITS.urlLength) {
     return { ok: false, reason: `the URL is longer than ${LIMITS.urlLength} characters` };
+  }
+  const loneSurrogate = raw.search(LONE_SURROGATE);
+  if (loneSurrogate >= 0) {
+    return { ok: false, reason: `the URL is not well-formed Unicode (a lone surrogate at index ${loneSurrogate})` };
   }
   if (FORBIDDEN_CHARS.test(raw)) {
     return {
@@ -71,24 +77,46 @@ export function parseSourceUrl(raw: string): ParsedUrl {
   if (!host.includes(".") && !host.startsWith("[")) {
     return { ok: false, reason: `the host "${host}" is not a domain name or an IP address` };
   }
-  return { ok: true, url: url.href, normalized: normalize(url) };
+  const normalized = normalize(url);
+  // The limit is on what is stored: percent-encoding lengthens a URL (é is %C3%A9), and
+  // the normalized form may gain the s of https.
+  const stored = Math.max(url.href.length, normalized.length);
+  if (stored > LIMITS.urlLength) {
+    return { ok: false, reason: `the URL is ${stored} characters once percent-encoded, longer than ${LIMITS.urlLength}` };
+  }
+  return { ok: true, url: url.href, normalized };
 }
 
-/** The page a URL names: https, bare lower-case host, no default port, fragment, utm_* or trailing slash. */
+/**
+ * The page a URL names: https, bare lower-case host, no default port,
+ * fragment, utm_* or trailing slash; in the path and query, escapes of
+ * unreserved characters decoded and other escapes in upper case; in the path,
+ * no empty segments (see docs/decisions.md, Sources).
+ */
 function normalize(url: URL): string {
   // "example.org." is "example.org"; "www.org" keeps its www.
   const bare = url.hostname.replace(/\.$/, "");
   const host = bare.startsWith("www.") && bare.slice(4).includes(".") ? bare.slice(4) : bare;
   // URL already dropped the default port of the URL's own scheme; 443 is https's.
   const port = url.port === "" || url.port === "443" ? "" : `:${url.port}`;
-  const path = url.pathname.replace(/\/+$/, "");
-  const query = url.search
-    .slice(1)
+  const path = normalizeEscapes(url.pathname).replace(/\/{2,}/g, "/").replace(/\/$/, "");
+  // Decoding never yields "&" or "=" (they are reserved), so the parameters split as written.
+  const query = normalizeEscapes(url.search.slice(1))
     .split("&")
     .filter((part) => part !== "" && !isTrackingParameter(part))
     .join("&");
   return `https://${host}${port}${path}${query === "" ? "" : `?${query}`}`;
 }
+
+/** RFC 3986 §6.2.2: "%72" is "r" (an unreserved character), and "%c3" is "%C3". */
+function normalizeEscapes(part: string): string {
+  return part.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
+}
+
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
 
 function isTrackingParameter(part: string): boolean {
   const name = part.split("=", 1)[0] ?? "";

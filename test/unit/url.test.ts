@@ -146,3 +146,79 @@ describe("a URL that is not an http(s) page is refused with a reason", () => {
     expect(refusal("https://exa\u00admple.org/")).toMatch(/invisible/);
   });
 });
+
+describe("the length limit holds for what is stored", () => {
+  it("refuses a URL within the limit as written that percent-encoding takes past it, naming the limit", () => {
+    const raw = `https://example.org/${"é".repeat(LIMITS.urlLength - 20)}`;
+    expect(raw.length).toBe(LIMITS.urlLength);
+    expect(new URL(raw).href.length).toBeGreaterThan(LIMITS.urlLength * 5);
+    expect(refusal(raw)).toMatch(new RegExp(`percent-encoded.*${LIMITS.urlLength}`));
+  });
+
+  it("accepts an encoded URL whose stored form is exactly at the limit, and refuses one character more", () => {
+    const base = "https://example.org/";
+    const room = LIMITS.urlLength - base.length;
+    const atLimit = `${base}${"é".repeat(room / 6)}${"a".repeat(room % 6)}`;
+    const parsed = parseSourceUrl(atLimit);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(parsed.url.length).toBe(LIMITS.urlLength);
+    expect(parsed.normalized.length).toBeLessThanOrEqual(LIMITS.urlLength);
+    expect(refusal(`${atLimit}a`)).toMatch(String(LIMITS.urlLength));
+  });
+
+  it("counts the normalized form too: http at the limit becomes https one character longer", () => {
+    const base = "http://example.org/";
+    const atLimit = base + "a".repeat(LIMITS.urlLength - base.length);
+    expect(refusal(atLimit)).toMatch(String(LIMITS.urlLength));
+  });
+});
+
+describe("text that is not well-formed Unicode is refused", () => {
+  it("refuses a lone surrogate in a URL, saying where, instead of storing U+FFFD", () => {
+    // The URL parser would encode the lone surrogate as U+FFFD, %EF%BF%BD: not the URL that was sent.
+    expect(new URL("https://example.org/a\ud800b").pathname).toBe("/a%EF%BF%BDb");
+    expect(refusal("https://example.org/a\ud800b")).toBe("the URL is not well-formed Unicode (a lone surrogate at index 21)");
+    expect(refusal("https://example.org/\udc00")).toMatch(/well-formed Unicode/);
+  });
+
+  it("accepts an emoji, a surrogate pair", () => {
+    expect(normalized("https://example.org/😀")).toBe("https://example.org/%F0%9F%98%80");
+  });
+});
+
+describe("percent-encoding and empty segments do not make a second page (RFC 3986 §6.2.2)", () => {
+  it("an escaped unreserved character is that character", () => {
+    expect(normalized("https://example.org/%72eport")).toBe("https://example.org/report");
+    expect(normalized("https://example.org/%41%5a%61%7A%30%39%2D%2E%5F%7E")).toBe("https://example.org/AZaz09-._~");
+    expect(normalized("https://example.org/report?q=%6eotes")).toBe(normalized("https://example.org/report?q=notes"));
+  });
+
+  it("other escapes keep their meaning, with the hex in upper case", () => {
+    expect(normalized("https://example.org/caf%c3%a9")).toBe("https://example.org/caf%C3%A9");
+    expect(normalized("https://example.org/café")).toBe("https://example.org/caf%C3%A9");
+    expect(normalized("https://example.org/a%2fb")).toBe("https://example.org/a%2Fb");
+    expect(normalized("https://example.org/a%2Fb")).not.toBe(normalized("https://example.org/a/b"));
+    expect(normalized("https://example.org/s?q=a%26b=c")).toBe("https://example.org/s?q=a%26b=c");
+    expect(normalized("https://example.org/s?q=a%26b")).not.toBe(normalized("https://example.org/s?q=a&b"));
+  });
+
+  it("an escaped utm_ parameter name is still dropped", () => {
+    expect(normalized("https://example.org/report?%75tm_source=x")).toBe("https://example.org/report");
+  });
+
+  it("empty path segments name the same page as the path without them", () => {
+    expect(normalized("https://example.org//report")).toBe("https://example.org/report");
+    expect(normalized("https://example.org/a//b///c")).toBe("https://example.org/a/b/c");
+    expect(normalized("https://example.org/report//")).toBe("https://example.org/report");
+    expect(normalized("https://example.org//")).toBe("https://example.org");
+  });
+
+  it("keeps the stored URL as given: only the normalized form is rewritten", () => {
+    const parsed = parseSourceUrl("https://example.org//%72eport");
+    expect(parsed).toEqual({ ok: true, url: "https://example.org//%72eport", normalized: "https://example.org/report" });
+  });
+
+  it("a double slash in the query is data, not a path", () => {
+    expect(normalized("https://example.org/go?to=https://a.example//b")).toBe("https://example.org/go?to=https://a.example//b");
+  });
+});
