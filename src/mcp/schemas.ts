@@ -1,12 +1,29 @@
 /**
  * The tools' contracts as zod schemas: inputs closed (no unknown field passes),
- * outputs declared so clients can check `structuredContent`. The numbers come
- * from LIMITS, the same ones the Note enforces.
+ * outputs declared so clients can check `structuredContent`, and tied at
+ * compile time to the domain's result types so the two cannot drift. The
+ * numbers come from LIMITS, the same ones the Note enforces.
  */
 import { z } from "zod";
+import type { Output } from "../note/commands.js";
 import { LIMITS } from "../note/limits.js";
 
 export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+// With the u flag a surrogate pair is one code point; only a lone surrogate is in the category Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * A text argument: a string of well-formed Unicode. A lone UTF-16 surrogate
+ * (half of a cut emoji) has no UTF-8 form: storage would turn it into U+FFFD,
+ * so the text would not be kept as sent. It is refused, naming where it is.
+ */
+export function text(): z.ZodString {
+  return z.string().superRefine((value, ctx) => {
+    const at = value.search(LONE_SURROGATE);
+    if (at >= 0) ctx.addIssue({ code: "custom", message: `must be well-formed Unicode (a lone surrogate at index ${at})` });
+  });
+}
 
 export const noteId = z
   .string()
@@ -28,55 +45,58 @@ const idempotencyKey = z
   .describe("Names this intent. Reuse it unchanged when you resend the same call (e.g. after a timeout) and you get the first result back.");
 
 const slide = z.strictObject({
-  title: z.string().min(1).max(LIMITS.slideTitleLength).describe("The slide's title."),
-  body: z.string().max(LIMITS.slideBodyLength).optional().describe("The slide's text, plain or Markdown."),
-  notes: z.string().max(LIMITS.slideNotesLength).optional().describe("Speaker notes."),
+  title: text().min(1).max(LIMITS.slideTitleLength).describe("The slide's title."),
+  body: text().max(LIMITS.slideBodyLength).optional().describe("The slide's text, plain or Markdown."),
+  notes: text().max(LIMITS.slideNotesLength).optional().describe("Speaker notes."),
 });
 
-const outline = z.array(slide).max(LIMITS.slidesPerCall);
+// An empty outline is a mistake, not an empty deck: an empty deck omits `slides`.
+const outline = z.array(slide).min(1).max(LIMITS.slidesPerCall);
+
+const tabId = text().min(1).max(100);
 
 export const inputs = {
   list_notes: z.strictObject({}),
   list_note_tabs: z.strictObject({ note_id: noteId }),
   read_note_tab: z.strictObject({
     note_id: noteId,
-    tab_id: z.string().min(1).max(100).describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
+    tab_id: tabId.describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
   }),
   create_note_tab: z.strictObject({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
     tab_type: z.enum(["slides", "sheet"]).describe("The kind of tab to add. Markdown, Files and Sources tabs are fixed and cannot be created."),
-    label: z.string().min(1).max(LIMITS.tabLabelLength).optional().describe("The tab's label; labels need not be unique."),
-    slides: outline.optional().describe(`The whole deck's outline, up to ${LIMITS.slidesPerCall} slides, in one call.`),
+    label: text().min(1).max(LIMITS.tabLabelLength).optional().describe("The tab's label; labels need not be unique."),
+    slides: outline.optional().describe(`The whole deck's outline, 1 to ${LIMITS.slidesPerCall} slides, in one call; omit it for an empty deck.`),
   }),
   edit_note_tab: z.strictObject({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
-    tab_id: z.string().min(1).max(100).describe("The exact ID of a slides tab, from list_note_tabs or create_note_tab."),
+    tab_id: tabId.describe("The exact ID of a slides tab, from list_note_tabs or create_note_tab."),
     operation: z
       .enum(["slide_add", "slides_add_outline"])
       .describe("slide_add appends one slide (title, body?, notes?); slides_add_outline appends the slides in `slides`."),
-    title: z.string().min(1).max(LIMITS.slideTitleLength).optional().describe("slide_add: the new slide's title (required)."),
-    body: z.string().max(LIMITS.slideBodyLength).optional().describe("slide_add: the new slide's text."),
-    notes: z.string().max(LIMITS.slideNotesLength).optional().describe("slide_add: speaker notes."),
-    slides: outline.min(1).optional().describe(`slides_add_outline: 1 to ${LIMITS.slidesPerCall} slides to append.`),
+    title: text().min(1).max(LIMITS.slideTitleLength).optional().describe("slide_add: the new slide's title (required)."),
+    body: text().max(LIMITS.slideBodyLength).optional().describe("slide_add: the new slide's text."),
+    notes: text().max(LIMITS.slideNotesLength).optional().describe("slide_add: speaker notes."),
+    slides: outline.optional().describe(`slides_add_outline: 1 to ${LIMITS.slidesPerCall} slides to append.`),
   }),
   add_note_source: z.strictObject({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
-    title: z.string().min(1).max(LIMITS.sourceTitleLength).describe("The cited page's title."),
-    // Length and characters are judged with the rest of the URL, so every bad URL answers invalid_url.
+    title: text().min(1).max(LIMITS.sourceTitleLength).describe("The cited page's title."),
+    // Length and characters (a lone surrogate too) are judged with the rest of the URL, so every bad URL answers invalid_url.
     url: z.string().describe(`An http(s) URL, or host/path (taken as https); at most ${LIMITS.urlLength} characters.`),
-    description: z.string().max(LIMITS.sourceDescriptionLength).optional().describe("Why this source matters."),
+    description: text().max(LIMITS.sourceDescriptionLength).optional().describe("Why this source matters."),
   }),
   list_note_attachments: z.strictObject({
     note_id: noteId,
     kind: z.enum(["sources", "files"]).describe("Which list to page through."),
     limit: z.int().min(1).max(LIMITS.pageSize).optional().describe(`Items per page, 1 to ${LIMITS.pageSize} (default ${LIMITS.pageSize}).`),
-    cursor: z.string().min(1).max(64).optional().describe("next_cursor from the previous page, exactly as returned."),
+    cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page, exactly as returned."),
   }),
 } as const;
 
@@ -124,14 +144,56 @@ export const outputs = {
   list_note_attachments: z.object({
     note_id: z.string(),
     kind: z.enum(["sources", "files"]),
-    items: z.array(
-      z.union([
-        z.object({ id: z.string(), title: z.string(), url: z.string(), description: z.string(), added_at: z.string() }),
-        z.object({ id: z.string(), name: z.string(), media_type: z.string(), size_bytes: z.int(), added_at: z.string() }),
-      ]),
-    ),
+    items: z.union([
+      z.array(z.object({ id: z.string(), title: z.string(), url: z.string(), description: z.string(), added_at: z.string() })),
+      z.array(z.object({ id: z.string(), name: z.string(), media_type: z.string(), size_bytes: z.int(), added_at: z.string() })),
+    ]),
     next_cursor: z.string().nullable(),
   }),
 } as const;
 
 export type ToolName = keyof typeof inputs;
+
+/** What list_notes answers: the user's approved Notes, from the user's directory rather than a Note. */
+export interface NoteList {
+  notes: { note_id: string; title: string }[];
+}
+
+/** Each tool's answer in the domain's own types: what `outputs` must declare, no more and no less. */
+interface ToolOutputs {
+  list_notes: NoteList;
+  list_note_tabs: Output<"list_tabs">;
+  read_note_tab: Output<"read_tab">;
+  create_note_tab: Output<"create_tab">;
+  edit_note_tab: Output<"edit_tab">;
+  add_note_source: Output<"add_source">;
+  list_note_attachments: Output<"list_attachments">;
+}
+
+/** True when A and B are the same type (not merely assignable either way). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type IsUnion<U, All = U> = U extends unknown ? ([All] extends [U] ? false : true) : never;
+type KeysOfUnion<U> = U extends unknown ? keyof U : never;
+type ValueIn<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U ? U[K] : never) : never;
+/**
+ * A union of object types as the one object type its output schema declares
+ * (MCP wants one JSON object schema): the members' shared fields, then the
+ * fields some member lacks as optional; each field's type is the union of the
+ * members'. Any other type is itself.
+ */
+type Flat<U> =
+  IsUnion<U> extends true
+    ? Simplify<{ [K in Extract<keyof U, string>]: ValueIn<U, K> } & { [K in Exclude<KeysOfUnion<U>, keyof U>]?: ValueIn<U, K> }>
+    : U;
+type Simplify<T> = { [K in keyof T]: T[K] };
+
+// Changing an output schema or a domain result type alone fails `npm run typecheck` on that tool's line.
+({
+  list_notes: true,
+  list_note_tabs: true,
+  read_note_tab: true,
+  create_note_tab: true,
+  edit_note_tab: true,
+  add_note_source: true,
+  list_note_attachments: true,
+}) satisfies { [K in ToolName]: Same<z.output<(typeof outputs)[K]>, Flat<ToolOutputs[K]>> };

@@ -1,25 +1,38 @@
 /**
  * The MCP server, on the official SDK's low-level `Server`: the SDK speaks the
  * protocol (initialize, JSON-RPC, Streamable HTTP); this file answers
- * `tools/list` and `tools/call`. Arguments are validated here, at the edge, so
- * every problem comes back as one `invalid_arguments` result naming each field.
+ * `tools/list` and `tools/call`. A client's malformed request or unknown tool
+ * is a JSON-RPC error (-32602); its arguments are validated here, at the edge,
+ * so every problem comes back as one `invalid_arguments` result naming each field.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestParamsSchema,
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+  type CallToolResult,
+  type JSONRPCRequest,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import type { Result } from "../note/result.js";
 import { errorResult, successResult } from "./results.js";
-import { inputs, outputs } from "./schemas.js";
+import { inputs, outputs, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
 /** Where a tool call goes once its arguments are valid. */
 export interface NoteGateway {
   execute<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Result<unknown>>;
-  listNotes(user: string): Promise<{ notes: { note_id: string; title: string }[] }>;
+  listNotes(user: string): Promise<NoteList>;
 }
 
 export const SERVER_INFO = { name: "osfoundry-notes-connector", title: "osFoundry Notes", version: "0.1.0" } as const;
@@ -60,27 +73,94 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
  */
 const VALIDATOR = new AjvJsonSchemaValidator();
 
+/**
+ * tools/call with `arguments` exactly as the client sent them. The SDK's own
+ * schema copies them as a record, and that copy drops an own `__proto__` key,
+ * so a closed input schema would never see it to refuse it.
+ */
+const ToolCallAsSent = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }) });
+
 /** A fresh server for one stateless exchange. */
 export function createMcpServer(principal: Principal, gateway: NoteGateway): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
+  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(principal, gateway, request.params.name, request.params.arguments));
+  server.setRequestHandler(ToolCallAsSent, (request) => callTool(principal, gateway, request.params.name, request.params.arguments));
   return server;
+}
+
+/**
+ * The SDK's Server with a check of each request's params in front of its
+ * dispatch. SDK v1 parses params with the method's schema while dispatching
+ * and answers a mismatch with -32603 Internal error (typescript-sdk#2284);
+ * a client's malformed params are -32602 Invalid params, naming the problem.
+ * It also answers a task-augmented call with -32603, where a server that does
+ * not declare the tasks capability must ignore `task` (MCP 2025-11-25, Tasks).
+ */
+class ConnectorServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const dispatch = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (!isJSONRPCRequest(message)) return dispatch?.(message, extra);
+      const request = withoutTask(message);
+      const problem = paramsProblem(request);
+      if (problem === null) return dispatch?.(request, extra);
+      transport
+        .send({ jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } })
+        .catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    };
+  }
+}
+
+/** The SDK's schema of each request this server answers (the others are -32601 Method not found). */
+const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ["initialize", InitializeRequestSchema],
+  ["ping", PingRequestSchema],
+  ["tools/list", ListToolsRequestSchema],
+  ["tools/call", CallToolRequestSchema],
+]);
+
+/** What is wrong with a request's params, as one line, or null when the SDK can take them. */
+function paramsProblem(request: JSONRPCRequest): string | null {
+  const schema = REQUEST_SCHEMAS.get(request.method);
+  const parsed = schema?.safeParse(request, { reportInput: true });
+  if (parsed === undefined || parsed.success) return null;
+  const problems = parsed.error.issues.flatMap(toIssues).map((issue) => `${issue.path}: ${issue.problem}`);
+  return `Invalid params for ${request.method}: ${problems.join("; ")}`;
+}
+
+function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
+  if (request.params === undefined || !("task" in request.params)) return request;
+  const { task: _ignored, ...params } = request.params;
+  return { ...request, params };
+}
+
+/** A JSON-RPC error the SDK sends as is (an McpError would prefix its message with "MCP error -32602: "). */
+class InvalidParams extends Error {
+  readonly code = ErrorCode.InvalidParams;
 }
 
 async function callTool(principal: Principal, gateway: NoteGateway, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
-  if (tool === undefined) {
-    return errorResult(invalidArguments([{ path: "name", problem: `no tool "${name}"; call tools/list for the tools` }]));
-  }
-  const parsed = inputs[tool.name].safeParse(args ?? {});
-  if (!parsed.success) return errorResult(invalidArguments(parsed.error.issues.flatMap(toIssues)));
+  if (tool === undefined) throw new InvalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the tools.`);
+  const parsed = parseArguments(inputs[tool.name], args ?? {});
+  if (!parsed.ok) return errorResult(parsed.error);
 
   if (tool.command === null) return successResult(await gateway.listNotes(principal.user));
-  const { note_id, ...input } = parsed.data as { note_id: string } & Record<string, unknown>;
+  const { note_id, ...input } = parsed.value as { note_id: string } & Record<string, unknown>;
   const caller: Caller = { user: principal.user, channel: "connector" };
   const result = await gateway.execute(note_id, caller, tool.command, input as never);
   return result.ok ? successResult(result.value) : errorResult(result.error as NoteError);
+}
+
+/**
+ * Arguments (a tool's, or a body of the person's API) through their schema:
+ * the data, or one `invalid_arguments` error naming every problem.
+ */
+export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): Result<z.output<T>> {
+  // The input in each issue tells "required" (nothing given) from a value of the wrong type.
+  const parsed = schema.safeParse(value, { reportInput: true });
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: invalidArguments(parsed.error.issues.flatMap(toIssues)) };
 }
 
 /** One zod issue as the `path: problem` lines of an `invalid_arguments` error. */
@@ -90,21 +170,22 @@ export function toIssues(issue: z.core.$ZodIssue): Issue[] {
     case "unrecognized_keys":
       return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unexpected field" }));
     case "invalid_type":
-      return [{ path, problem: issue.input === undefined ? "required" : `expected ${issue.expected}` }];
+      return [{ path, problem: issue.input === undefined ? "required" : `expected ${issue.expected === "record" ? "object" : issue.expected}` }];
     case "invalid_value":
       return [{ path, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` }];
     case "too_big":
-      return [{ path, problem: `at most ${String(issue.maximum)}${unit(issue.origin)}` }];
+      return [{ path, problem: `at most ${String(issue.maximum)}${unit(issue.origin, issue.maximum)}` }];
     case "too_small":
-      return [{ path, problem: issue.origin === "string" && issue.minimum === 1 ? "must not be empty" : `at least ${String(issue.minimum)}${unit(issue.origin)}` }];
+      return [{ path, problem: issue.origin === "string" && issue.minimum === 1 ? "must not be empty" : `at least ${String(issue.minimum)}${unit(issue.origin, issue.minimum)}` }];
     default:
       return [{ path, problem: issue.message }];
   }
 }
 
-function unit(origin: string): string {
-  if (origin === "string") return " characters";
-  if (origin === "array") return " items";
+function unit(origin: string, count: number | bigint): string {
+  const one = Number(count) === 1;
+  if (origin === "string") return one ? " character" : " characters";
+  if (origin === "array") return one ? " item" : " items";
   return "";
 }
 

@@ -1,6 +1,6 @@
 /** SPEC §4 and §8 at the edge: tokens, scopes, membership, approval, and the protocol's own failures. */
 import { describe, expect, it } from "vitest";
-import { api, failure, fetchWorker, newNote, ok, rpc, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+import { api, failure, fetchWorker, newNote, ok, rpc, TOKENS, uniqueNoteId } from "../support/workers.js";
 
 describe("access", () => {
   it("another user's Note reads exactly like a Note that does not exist", async () => {
@@ -104,12 +104,11 @@ describe("the protocol's own failures", () => {
     expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
   });
 
-  it("an unknown method is a JSON-RPC method error, an unknown tool a clear tool error", async () => {
+  it("an unknown method is a JSON-RPC method error, an unknown tool an invalid-params error naming it", async () => {
     const response = await rpc("no/such/method", {});
     expect(((await response.json()) as any).error.code).toBe(-32601);
-    const unknown = await tool("delete_everything", {});
-    expect(unknown.isError).toBe(true);
-    expect(unknown.data.issues[0].path).toBe("name");
+    const unknown = (await (await rpc("tools/call", { name: "delete_everything", arguments: {} })).json()) as any;
+    expect(unknown.error).toEqual({ code: -32602, message: 'Unknown tool: "delete_everything". Call tools/list for the tools.' });
   });
 
   it("a malformed note_id is refused at the edge, naming the field", async () => {

@@ -1,0 +1,178 @@
+/**
+ * The MCP edge with input nobody planned for, through the Worker's /mcp: a
+ * malformed request is a JSON-RPC error naming the problem, a bad argument an
+ * `invalid_arguments` result naming the field, and neither writes anything.
+ */
+import { describe, expect, it } from "vitest";
+import { failure, fetchWorker, newNote, ok, rpc, TOKENS } from "../support/workers.js";
+
+/** A JSON-RPC answer from /mcp: its HTTP status and message. */
+async function answer(method: string, params: unknown): Promise<{ status: number; message: any }> {
+  const response = await rpc(method, params);
+  return { status: response.status, message: await response.json() };
+}
+
+/** What /mcp answers to a body sent exactly as written (JSON.stringify would not keep an own "__proto__" key). */
+async function rawCall(body: string): Promise<any> {
+  const response = await fetchWorker("/mcp", {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${TOKENS.agent}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body,
+  });
+  expect(response.status).toBe(200);
+  return response.json();
+}
+
+async function tabCount(noteId: string): Promise<{ version: number; tabs: number }> {
+  const list = await ok("list_note_tabs", { note_id: noteId });
+  return { version: list.version, tabs: list.tabs.length };
+}
+
+describe("a malformed tools/call is a JSON-RPC error -32602, not -32603", () => {
+  for (const args of [true, "note", [1], null, 5]) {
+    it(`arguments ${JSON.stringify(args)} answers -32602 naming params.arguments`, async () => {
+      const { status, message } = await answer("tools/call", { name: "list_notes", arguments: args });
+      expect(status).toBe(200);
+      expect(message.error).toEqual({ code: -32602, message: "Invalid params for tools/call: params.arguments: expected object" });
+    });
+  }
+
+  it("a missing name, a name that is not a string, or no params at all answers -32602 naming what is wrong", async () => {
+    expect((await answer("tools/call", { arguments: {} })).message.error).toEqual({ code: -32602, message: "Invalid params for tools/call: params.name: required" });
+    expect((await answer("tools/call", { name: 5 })).message.error).toEqual({ code: -32602, message: "Invalid params for tools/call: params.name: expected string" });
+    expect((await answer("tools/call", undefined)).message.error).toEqual({ code: -32602, message: "Invalid params for tools/call: params: required" });
+  });
+
+  it("an unknown tool answers -32602 naming it, as in the MCP specification's example", async () => {
+    for (const name of ["delete_everything", "toString", "__proto__"]) {
+      const { message } = await answer("tools/call", { name, arguments: {} });
+      expect(message.error).toEqual({ code: -32602, message: `Unknown tool: ${JSON.stringify(name)}. Call tools/list for the tools.` });
+    }
+  });
+
+  it("arguments omitted are taken as {}", async () => {
+    const { message } = await answer("tools/call", { name: "list_notes" });
+    expect(message.result.isError).toBeUndefined();
+    expect(Array.isArray(message.result.structuredContent.notes)).toBe(true);
+  });
+
+  it("initialize and tools/list with malformed params answer -32602, naming each problem", async () => {
+    expect((await answer("initialize", { protocolVersion: 5, capabilities: {}, clientInfo: { name: "x", version: "1" } })).message.error).toEqual({
+      code: -32602,
+      message: "Invalid params for initialize: params.protocolVersion: expected string",
+    });
+    expect((await answer("tools/list", { cursor: 5 })).message.error).toEqual({ code: -32602, message: "Invalid params for tools/list: params.cursor: expected string" });
+  });
+
+  it("a method named like an object's property is -32601 Method not found, not a 500", async () => {
+    for (const method of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const { status, message } = await answer(method, {});
+      expect(status, method).toBe(200);
+      expect(message.error, method).toEqual({ code: -32601, message: "Method not found" });
+    }
+  });
+
+  it("a task-augmented call runs as a plain call: this server declares no tasks capability, so it ignores task", async () => {
+    const { noteId } = await newNote();
+    const { message } = await answer("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId }, task: { ttl: 60_000 } });
+    expect(message.error).toBeUndefined();
+    expect(message.result.structuredContent.note_id).toBe(noteId);
+  });
+});
+
+describe("every unknown key is refused, __proto__ too", () => {
+  it("an extra __proto__ key at the top of the arguments is an unexpected field, and no tab is created", async () => {
+    const { noteId, version } = await newNote();
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":{"note_id":"${noteId}","expected_version":${version},"idempotency_key":"k","tab_type":"slides","__proto__":{"label":"x"}}}}`;
+    const message = await rawCall(body);
+    expect(message.result.isError).toBe(true);
+    const { error } = JSON.parse(message.result.content[0].text);
+    expect(error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "__proto__", problem: "unexpected field" }] });
+    expect(error.message).toContain("__proto__: unexpected field");
+    expect(await tabCount(noteId)).toEqual({ version, tabs: 3 });
+  });
+
+  it("__proto__ inside a slide, and constructor anywhere, are unexpected fields too", async () => {
+    const { noteId, version } = await newNote();
+    const common = `"note_id":"${noteId}","expected_version":${version},"idempotency_key":"k","tab_type":"slides"`;
+    for (const [extra, path] of [
+      [`"slides":[{"title":"a","__proto__":{"x":1}}]`, "slides[0].__proto__"],
+      [`"constructor":{"x":1}`, "constructor"],
+      [`"slides":[{"title":"a","constructor":1}]`, "slides[0].constructor"],
+    ] as const) {
+      const message = await rawCall(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":{${common},${extra}}}}`);
+      expect(JSON.parse(message.result.content[0].text).error.issues, extra).toEqual([{ path, problem: "unexpected field" }]);
+    }
+    expect(await tabCount(noteId)).toEqual({ version, tabs: 3 });
+  });
+});
+
+describe("text must be well-formed Unicode", () => {
+  const lone = "a\ud800b";
+
+  it("a lone surrogate in any text argument is invalid_arguments naming the field and the index, and nothing is written", async () => {
+    const { noteId, version } = await newNote();
+    const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides" });
+    const write = { note_id: noteId, expected_version: deck.version, idempotency_key: "k" };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["create_note_tab", { ...write, tab_type: "slides", label: lone }, "label"],
+      ["create_note_tab", { ...write, tab_type: "slides", slides: [{ title: lone }] }, "slides[0].title"],
+      ["create_note_tab", { ...write, tab_type: "slides", slides: [{ title: "t", body: lone }] }, "slides[0].body"],
+      ["create_note_tab", { ...write, tab_type: "slides", slides: [{ title: "t", notes: lone }] }, "slides[0].notes"],
+      ["edit_note_tab", { ...write, tab_id: deck.tab_id, operation: "slide_add", title: lone }, "title"],
+      ["edit_note_tab", { ...write, tab_id: deck.tab_id, operation: "slide_add", title: "t", body: lone }, "body"],
+      ["edit_note_tab", { ...write, tab_id: deck.tab_id, operation: "slide_add", title: "t", notes: lone }, "notes"],
+      ["edit_note_tab", { ...write, tab_id: lone, operation: "slide_add", title: "t" }, "tab_id"],
+      ["add_note_source", { ...write, title: lone, url: "https://example.org/" }, "title"],
+      ["add_note_source", { ...write, title: "t", url: "https://example.org/", description: lone }, "description"],
+      ["read_note_tab", { note_id: noteId, tab_id: lone }, "tab_id"],
+      ["list_note_attachments", { note_id: noteId, kind: "sources", cursor: lone }, "cursor"],
+    ];
+    for (const [name, args, path] of cases) {
+      const error = await failure(name, args);
+      expect(error.code, `${name} ${path}`).toBe("invalid_arguments");
+      expect(error.issues, `${name} ${path}`).toContainEqual({ path, problem: "must be well-formed Unicode (a lone surrogate at index 1)" });
+    }
+    expect(await tabCount(noteId)).toEqual({ version: deck.version, tabs: 4 });
+  });
+
+  it("a label of 100 lone surrogates is refused rather than stored as 300 replacement characters", async () => {
+    const { noteId, version } = await newNote();
+    const error = await failure("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides", label: "\udc00".repeat(100) });
+    expect(error.issues).toEqual([{ path: "label", problem: "must be well-formed Unicode (a lone surrogate at index 0)" }]);
+    expect(await tabCount(noteId)).toEqual({ version, tabs: 3 });
+  });
+
+  it("a cut emoji in a URL is invalid_url; a whole emoji is kept exactly", async () => {
+    const { noteId, version } = await newNote();
+    const cut = await failure("add_note_source", { note_id: noteId, expected_version: version, idempotency_key: "k", title: "T", url: "https://example.org/\ud83d" });
+    expect(cut).toMatchObject({ code: "invalid_url", reason: "the URL is not well-formed Unicode (a lone surrogate at index 20)" });
+    const created = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides", label: "Deck 😀" });
+    expect((await ok("list_note_tabs", { note_id: noteId })).tabs.find((t: { id: string }) => t.id === created.tab_id).label).toBe("Deck 😀");
+  });
+});
+
+describe("an outline has at least one slide", () => {
+  it("create_note_tab with slides: [] is refused naming slides; omitting slides makes an empty deck", async () => {
+    const { noteId, version } = await newNote();
+    const error = await failure("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides", slides: [] });
+    expect(error.issues).toEqual([{ path: "slides", problem: "at least 1 item" }]);
+    expect(await tabCount(noteId)).toEqual({ version, tabs: 3 });
+    const empty = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" });
+    expect(empty.slide_count).toBe(0);
+  });
+});
+
+describe("a problem is named for what it is", () => {
+  it("a value of the wrong type is 'expected string', not 'required'", async () => {
+    const error = await failure("list_note_tabs", { note_id: 5 });
+    expect(error.issues).toEqual([{ path: "note_id", problem: "expected string" }]);
+    const missing = await failure("list_note_tabs", {});
+    expect(missing.issues).toEqual([{ path: "note_id", problem: "required" }]);
+  });
+});
