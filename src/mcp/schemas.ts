@@ -110,7 +110,7 @@ const tabSummary = z.object({
   slide_count: z.int().optional(),
 });
 
-const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean() };
+const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
 
 export const outputs = {
   list_notes: z.object({

@@ -186,12 +186,23 @@ describe("every tool's success matches its declared output schema", () => {
     expect(files).toEqual({ note_id: noteId, kind: "files", items: [], next_cursor: null });
   });
 
-  it("a replay is the first result, marked replayed, and still matches the schema", async () => {
+  it("a replay is the first result, marked replayed, saying whether the resend's arguments differ, and still matches the schema", async () => {
     const { client, noteId, version } = await setUp();
     const args = { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides" };
     const first = await call(client, "create_note_tab", args);
-    const replay = await call(client, "create_note_tab", args);
-    expect(replay).toEqual({ ...first, replayed: true });
+    expect(first).toMatchObject({ replayed: false, arguments_differ: false });
+    expect(await call(client, "create_note_tab", args)).toEqual({ ...first, replayed: true });
+    const other = await call(client, "create_note_tab", { ...args, label: "Another deck" });
+    expect(other).toEqual({ ...first, replayed: true, arguments_differ: true });
+  });
+
+  it("the write tools teach what arguments_differ means", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    for (const tool of tools.filter((t) => WRITES.has(t.name))) {
+      expect(tool.description, tool.name).toContain("arguments_differ: true means your resend did not match the first call: the first call's result stands; use a new key for a new intent");
+      expect(tool.outputSchema?.required, tool.name).toContain("arguments_differ");
+    }
   });
 });
 
