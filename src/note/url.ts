@@ -74,7 +74,9 @@ export function parseSourceUrl(raw: string): ParsedUrl {
   }
   const host = url.hostname;
   if (host === "") return { ok: false, reason: "the URL has no host" };
-  if (!host.includes(".") && !host.startsWith("[")) {
+  // "example..org" and ".org" have an empty label (a trailing dot is the DNS root, not a label).
+  const labels = host.replace(/\.$/, "").split(".");
+  if (!host.startsWith("[") && (labels.length < 2 || labels.includes(""))) {
     return { ok: false, reason: `the host "${host}" is not a domain name or an IP address` };
   }
   const normalized = normalize(url);
@@ -108,9 +110,14 @@ function normalize(url: URL): string {
   return `https://${host}${port}${path}${query === "" ? "" : `?${query}`}`;
 }
 
-/** RFC 3986 §6.2.2: "%72" is "r" (an unreserved character), and "%c3" is "%C3". */
+/**
+ * RFC 3986 §6.2.2: "%72" is "r" (an unreserved character), and "%c3" is "%C3".
+ * A "%" that starts no escape is a percent sign, "%25", so that decoding
+ * "%%32%65" cannot make an escape ("%2e") that was never sent.
+ */
 function normalizeEscapes(part: string): string {
-  return part.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
+  return part.replace(/%([0-9A-Fa-f]{2})?/g, (_escape, hex: string | undefined) => {
+    if (hex === undefined) return "%25";
     const char = String.fromCharCode(Number.parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;
   });

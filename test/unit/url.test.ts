@@ -97,6 +97,9 @@ describe("a URL that is not an http(s) page is refused with a reason", () => {
     ["a bidi override inside the host", "https://exam\u202eple.org/x"],
     ["a NUL", "https://example.org/\u0000x"],
     ["a single-label host", "https://localhost/x"],
+    ["an empty label in the host", "https://example..org/x"],
+    ["a host that starts with a dot", "https://.org/x"],
+    ["a host that is only dots", "https://../x"],
     ["the empty string", ""],
   ];
 
@@ -200,6 +203,12 @@ describe("percent-encoding and empty segments do not make a second page (RFC 398
     expect(normalized("https://example.org/a%2Fb")).not.toBe(normalized("https://example.org/a/b"));
     expect(normalized("https://example.org/s?q=a%26b=c")).toBe("https://example.org/s?q=a%26b=c");
     expect(normalized("https://example.org/s?q=a%26b")).not.toBe(normalized("https://example.org/s?q=a&b"));
+  });
+
+  it("a percent sign that starts no escape is %25, so decoding never makes a new escape", () => {
+    expect(normalized("https://example.org/a%%32%65b")).toBe("https://example.org/a%252eb");
+    expect(normalized("https://example.org/100%")).toBe(normalized("https://example.org/100%25"));
+    expect(normalized("https://example.org/%zz")).toBe("https://example.org/%25zz");
   });
 
   it("an escaped utm_ parameter name is still dropped", () => {
