@@ -160,8 +160,16 @@ async function callTool(principal: Principal, gateway: NoteGateway, name: string
 export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): Result<z.output<T>> {
   // The input in each issue tells "required" (nothing given) from a value of the wrong type.
   const parsed = schema.safeParse(value, { reportInput: true });
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: invalidArguments(parsed.error.issues.flatMap(toIssues)) };
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = parsed.error.issues.flatMap(toIssues);
+  // Every problem a model can fix in one go, but not 20,000 unexpected keys echoed back.
+  if (issues.length > MAX_ISSUES) {
+    issues.splice(MAX_ISSUES, Infinity, { path: "(arguments)", problem: `and ${issues.length - MAX_ISSUES} more problems` });
+  }
+  return { ok: false, error: invalidArguments(issues) };
 }
+
+const MAX_ISSUES = 50;
 
 /** One zod issue as the `path: problem` lines of an `invalid_arguments` error. */
 export function toIssues(issue: z.core.$ZodIssue): Issue[] {

@@ -169,6 +169,16 @@ describe("an outline has at least one slide", () => {
 });
 
 describe("a problem is named for what it is", () => {
+  it("10,000 unexpected keys answer the first 50 and a count of the rest, not a 300 KB echo", async () => {
+    const args: Record<string, unknown> = { note_id: "n1" };
+    for (let i = 0; i < 10_000; i++) args[`k${i}`] = 0;
+    const error = await failure("list_note_tabs", args);
+    expect(error.issues).toHaveLength(51);
+    expect(error.issues[0]).toEqual({ path: "k0", problem: "unexpected field" });
+    expect(error.issues[50]).toEqual({ path: "(arguments)", problem: "and 9950 more problems" });
+    expect(JSON.stringify(error).length).toBeLessThan(5_000);
+  });
+
   it("a value of the wrong type is 'expected string', not 'required'", async () => {
     const error = await failure("list_note_tabs", { note_id: 5 });
     expect(error.issues).toEqual([{ path: "note_id", problem: "expected string" }]);
