@@ -8,7 +8,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
 import { noteId as noteIdSchema } from "../mcp/schemas.js";
-import { toIssues } from "../mcp/server.js";
+import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
@@ -97,10 +97,10 @@ async function run<K extends CommandName>(
 ): Promise<Response> {
   const id = noteIdSchema.safeParse(noteId);
   if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_'" }]));
-  const parsed = schema.safeParse(source);
-  if (!parsed.success) return errorResponse(c, invalidArguments(parsed.error.issues.flatMap(toIssues)));
+  const parsed = parseArguments(schema, source);
+  if (!parsed.ok) return errorResponse(c, parsed.error);
   const caller: Caller = { user: c.get("principal").user, channel: "app" };
-  const result = await durableGateway(c.env).execute(id.data, caller, name, shape(parsed.data as Record<string, unknown>));
+  const result = await durableGateway(c.env).execute(id.data, caller, name, shape(parsed.value as Record<string, unknown>));
   return result.ok ? c.json(result.value as object, status) : errorResponse(c, result.error as NoteError);
 }
 

@@ -135,3 +135,17 @@ describe("the person's API query", () => {
     expect((await api("GET", `/notes/${noteId}/attachments?kind=sources&limit=2`)).status).toBe(200);
   });
 });
+
+describe("the person's API fields", () => {
+  it("a field of the wrong type is named with the type it needs, not as missing", async () => {
+    const { noteId, version } = await newNote();
+    const approval = await api("PUT", `/notes/${noteId}/approval`, { approved: "yes" });
+    expect(approval.status).toBe(400);
+    expect(approval.body.error.issues).toEqual([{ path: "approved", problem: "expected boolean" }]);
+    const markdown = await api("PUT", `/notes/${noteId}/markdown`, { text: null });
+    expect(markdown.body.error.issues).toEqual([{ path: "text", problem: "expected string" }]);
+    const missing = await api("PUT", `/notes/${noteId}/markdown`, {});
+    expect(missing.body.error.issues).toEqual([{ path: "text", problem: "required" }]);
+    expect((await api("GET", `/notes/${noteId}`)).body.version).toBe(version);
+  });
+});
