@@ -5,6 +5,7 @@
  * scopes, so those failures are HTTP answers.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
 import { SCOPES } from "../auth/scopes.js";
 import { createMcpServer } from "../mcp/server.js";
@@ -38,6 +39,8 @@ const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.
 mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
+  const invalid = invalidMessage(body);
+  if (invalid !== null) return rpcError(400, -32600, `Invalid Request: ${invalid}`);
 
   const denied = insufficientScope(c, neededScopes(body));
   if (denied !== null) return denied;
@@ -53,6 +56,22 @@ mcp.onError(answerError);
 /** A JSON-RPC error with no request ID: the message could not be read, or was refused before it was. */
 function rpcError(status: 403 | 400 | 413, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+}
+
+/**
+ * Why a parsed body is not a JSON-RPC 2.0 message (or a batch of them), or
+ * null. The SDK's transport would answer these -32700 as if the JSON itself
+ * were broken, and an empty batch with an empty 202.
+ */
+function invalidMessage(body: unknown): string | null {
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return "an empty batch";
+  for (const message of messages) {
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return "expected a JSON-RPC 2.0 message, an object";
+    if ((message as { jsonrpc?: unknown }).jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
+    if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
+  }
+  return null;
 }
 
 /** The scopes a message needs: read for anything, and a tool call its tool's too. */

@@ -186,3 +186,37 @@ describe("a problem is named for what it is", () => {
     expect(missing.issues).toEqual([{ path: "note_id", problem: "required" }]);
   });
 });
+
+describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Request", () => {
+  /** What /mcp answers to a body sent exactly as written. */
+  async function post(body: string): Promise<{ status: number; message: any }> {
+    const response = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+      body,
+    });
+    return { status: response.status, message: response.status === 202 ? null : await response.json() };
+  }
+
+  const bodies = {
+    "an empty batch": "[]",
+    "a batch of a number": "[1]",
+    "an object without jsonrpc": '{"id":1,"method":"ping"}',
+    "another JSON-RPC version": '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+    "a progress token that is an object": '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"progressToken":{}}}}',
+    "a number": "42",
+    "a string": '"ping"',
+  };
+  for (const [what, body] of Object.entries(bodies)) {
+    it(`${what} answers 400 with -32600 naming the problem`, async () => {
+      const { status, message } = await post(body);
+      expect({ status, code: message?.error?.code }).toEqual({ status: 400, code: -32600 });
+      expect(message.error.message).toMatch(/^Invalid Request: /);
+    });
+  }
+
+  it("a well-formed request still passes", async () => {
+    const { status, message } = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}');
+    expect({ status, id: message.id, result: message.result }).toEqual({ status: 200, id: 7, result: {} });
+  });
+});
