@@ -7,21 +7,15 @@
 import { z } from "zod";
 import type { Output } from "../note/commands.js";
 import { LIMITS } from "../note/limits.js";
+import { loneSurrogateAt, notWellFormed } from "../note/unicode.js";
 
 export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
-// With the u flag a surrogate pair is one code point; only a lone surrogate is in the category Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
-
-/**
- * A text argument: a string of well-formed Unicode. A lone UTF-16 surrogate
- * (half of a cut emoji) has no UTF-8 form: storage would turn it into U+FFFD,
- * so the text would not be kept as sent. It is refused, naming where it is.
- */
+/** A text argument: a string of well-formed Unicode (src/note/unicode.ts), refused naming where it is not. */
 export function text(): z.ZodString {
   return z.string().superRefine((value, ctx) => {
-    const at = value.search(LONE_SURROGATE);
-    if (at >= 0) ctx.addIssue({ code: "custom", message: `must be well-formed Unicode (a lone surrogate at index ${at})` });
+    const at = loneSurrogateAt(value);
+    if (at >= 0) ctx.addIssue({ code: "custom", message: notWellFormed(at) });
   });
 }
 

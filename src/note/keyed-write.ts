@@ -20,19 +20,28 @@ export type Change<K extends KeyedCommand> = Omit<Output<K>, keyof WriteOutcome>
 /** What a write's target step decided: a change to commit (with the Note's meta after it), or an answer without one. */
 export type KeyedApplied<K extends KeyedCommand> = { commit: true; change: Change<K>; meta: NoteMeta } | { commit: false; answer: Output<K> };
 
-export interface KeyedWrite<K extends KeyedCommand, I> {
+export interface KeyedWrite<K extends KeyedCommand, I, P> {
   /** Checks of the write's own fields; the version and the key are checked here. */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
+  /**
+   * What the change needs from valid fields, or the argument's own error
+   * (a URL that is no http(s) page is `invalid_url`): still an argument
+   * check, so before access, the key and the version.
+   */
+  prepare: (input: I) => Result<P>;
   /** The target checks and the change, over the meta read at the start; runs only for a new, current call. */
-  apply: (meta: NoteMeta, input: I) => Result<KeyedApplied<K>>;
+  apply: (meta: NoteMeta, input: P) => Result<KeyedApplied<K>>;
 }
 
-export function keyedWrite<K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }>(
+/** `prepare` for a write whose fields, once valid, are all it needs. */
+export const asGiven = <I>(input: I): Result<I> => ok(input);
+
+export function keyedWrite<K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }, P>(
   ctx: NoteContext,
   tool: K,
   caller: Caller,
   input: unknown,
-  write: KeyedWrite<K, I>,
+  write: KeyedWrite<K, I, P>,
 ): Result<Output<K>> {
   const given = fields(input);
   if (!given.ok) return given;
@@ -42,6 +51,8 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const args = given.value as I;
+  const prepared = write.prepare(args);
+  if (!prepared.ok) return prepared;
 
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
@@ -59,7 +70,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const conflict = checkVersion(args.expected_version, meta.version);
   if (conflict !== null) return conflict;
 
-  const applied = write.apply(meta, args);
+  const applied = write.apply(meta, prepared.value);
   if (!applied.ok) return applied;
   if (!applied.value.commit) return ok(applied.value.answer);
   const version = commitVersion(ctx.store, applied.value.meta);

@@ -6,7 +6,7 @@
 import type { Caller, Changed, EditedTab, Input, SlideInput, SlideOutput } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
-import { keyedWrite } from "./keyed-write.js";
+import { asGiven, keyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
@@ -17,7 +17,7 @@ const EDIT_OPERATIONS = ["slide_add", "slides_add_outline"] as const;
 
 /** `edit_note_tab`: appends slides to the slides tab with this exact ID. */
 export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Result<EditedTab> {
-  return keyedWrite<"edit_tab", Input<"edit_tab">>(ctx, "edit_tab", caller, input, {
+  return keyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">>(ctx, "edit_tab", caller, input, {
     validate: (i, checks) => {
       checks.tabId("tab_id", i.tab_id);
       checks.oneOf("operation", i.operation, EDIT_OPERATIONS);
@@ -31,6 +31,7 @@ export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
         }
       }
     },
+    prepare: asGiven,
     apply: (meta, i) => {
       const found = findTab(ctx.store, i.tab_id);
       if (!found.ok) return found;

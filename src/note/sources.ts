@@ -9,20 +9,26 @@ import { limitExceeded } from "./errors.js";
 import { keyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
-import { parseSourceUrl } from "./url.js";
+import { parseSourceUrl, type ParsedUrl } from "./url.js";
+
+type ParsedPage = Extract<ParsedUrl, { ok: true }>;
 
 /** `add_note_source`. */
 export function addSource(ctx: NoteContext, caller: Caller, input: unknown): Result<AddedSource> {
-  return keyedWrite<"add_source", Input<"add_source">>(ctx, "add_source", caller, input, {
+  return keyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }>(ctx, "add_source", caller, input, {
     validate: (i, checks) => {
       checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
       // The URL's characters are parseSourceUrl's to judge, as invalid_url.
       if (typeof i.url !== "string") checks.add("url", i.url === undefined ? "required" : "must be a string");
       checks.text("description", i.description, LIMITS.sourceDescriptionLength);
     },
-    apply: (meta, i) => {
+    prepare: (i) => {
       const parsed = parseSourceUrl(i.url);
       if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: i.url, reason: parsed.reason });
+      return ok({ ...i, page: parsed });
+    },
+    apply: (meta, i) => {
+      const parsed = i.page;
       const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
       if (existing !== null) {
         return ok({

@@ -7,7 +7,7 @@ import { openNote } from "./access.js";
 import type { Caller, Changed, CreatedTab, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
-import { keyedWrite } from "./keyed-write.js";
+import { asGiven, keyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
@@ -48,7 +48,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 
 /** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
 export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Result<CreatedTab> {
-  return keyedWrite<"create_tab", Input<"create_tab">>(ctx, "create_tab", caller, input, {
+  return keyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">>(ctx, "create_tab", caller, input, {
     validate: (i, checks) => {
       checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
       checks.label("label", i.label, false);
@@ -57,6 +57,7 @@ export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Res
       checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
       if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides");
     },
+    prepare: asGiven,
     apply: (meta, i) => {
       const room = roomForTab(meta);
       if (!room.ok) return room;

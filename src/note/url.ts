@@ -3,6 +3,7 @@
  * form that names a page, so seven spellings of one page become one source.
  */
 import { LIMITS } from "./limits.js";
+import { loneSurrogateAt } from "./unicode.js";
 
 export type ParsedUrl =
   | { ok: true; url: string; normalized: string }
@@ -14,8 +15,6 @@ export type ParsedUrl =
 // parses as "javascript:"), so they are refused before parsing.
 const FORBIDDEN_CHARS = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/u;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
-// With the u flag a surrogate pair is one code point; only a lone surrogate is in the category Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Parses a citation as given: `http`, `https`, or a scheme-less `host/path`
@@ -31,7 +30,7 @@ export function parseSourceUrl(raw: string): ParsedUrl {
   if (raw.length > LIMITS.urlLength) {
     return { ok: false, reason: `the URL is longer than ${LIMITS.urlLength} characters` };
   }
-  const loneSurrogate = raw.search(LONE_SURROGATE);
+  const loneSurrogate = loneSurrogateAt(raw);
   if (loneSurrogate >= 0) {
     return { ok: false, reason: `the URL is not well-formed Unicode (a lone surrogate at index ${loneSurrogate})` };
   }

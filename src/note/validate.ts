@@ -7,11 +7,10 @@
 import { invalidArguments, type Issue } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, type Result } from "./result.js";
+import { loneSurrogateAt, notWellFormed } from "./unicode.js";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-// With the `u` flag a surrogate pair is one code point; only a lone surrogate is in Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 interface TextRules {
   required?: boolean;
@@ -38,8 +37,8 @@ export class Checks {
       return;
     }
     if (typeof value !== "string") return this.add(path, "must be a string");
-    const surrogate = LONE_SURROGATE.exec(value);
-    if (surrogate !== null) this.add(path, `must be well-formed Unicode (a lone surrogate at index ${surrogate.index})`);
+    const surrogate = loneSurrogateAt(value);
+    if (surrogate >= 0) this.add(path, notWellFormed(surrogate));
     else if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
     else if (rules.nonBlank === true && value.trim() === "") this.add(path, "must not be empty or blank");
     else if (CONTROL.test(value)) this.add(path, "must not contain control characters");

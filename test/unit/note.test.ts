@@ -545,6 +545,16 @@ describe("sources", () => {
     expect(other).toMatchObject({ already_attached: false, replayed: false, version: v + 1 });
   });
 
+  it("an invalid URL is an argument problem: invalid_url comes before access, the key and the version", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const stale = { expected_version: v - 1, idempotency_key: "k", title: "T", url: "javascript:alert(1)" };
+    expect(failure(f.run(AGENT, "add_source", stale)).code).toBe("invalid_url");
+    expect(failure(f.run(BOB_AGENT, "add_source", stale)).code).toBe("invalid_url");
+    expect(failure(f.run(AGENT, "add_source", { ...stale, url: "https://example.org/a" })).code).toBe("version_conflict");
+    expect(f.version()).toBe(v);
+  });
+
   it("an invalid URL gets invalid_url with its reason, and nothing is written", () => {
     const f = new Fixture();
     const before = f.snapshot();
