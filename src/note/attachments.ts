@@ -22,6 +22,7 @@ export function listAttachments(ctx: NoteContext, caller: Caller, input: unknown
   if (!given.ok) return given;
   const { kind, limit = LIMITS.pageSize, cursor } = given.value;
   const checks = new Checks();
+  checks.onlyFields(given.value, ["kind", "limit", "cursor"]);
   checks.oneOf("kind", kind, KINDS);
   checks.integer("limit", limit, 1, LIMITS.pageSize);
   if (cursor !== undefined && typeof cursor !== "string") checks.add("cursor", "must be a string");
@@ -54,6 +55,7 @@ function page(ctx: NoteContext, kind: AttachmentKind, after: number, limit: numb
 /** The person records a file's metadata (the file itself lives in the app). */
 export function addFile(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"add_file">>(ctx, caller, input, {
+    fields: ["name", "media_type", "size_bytes"],
     validate: (i, checks) => {
       checks.text("name", i.name, LIMITS.fileNameLength, { required: true, nonBlank: true });
       checks.text("media_type", i.media_type, LIMITS.mediaTypeLength, { required: true, nonBlank: true });

@@ -21,7 +21,9 @@ export type Change<K extends KeyedCommand> = Omit<Output<K>, keyof WriteOutcome>
 export type KeyedApplied<K extends KeyedCommand> = { commit: true; change: Change<K>; meta: NoteMeta } | { commit: false; answer: Output<K> };
 
 export interface KeyedWrite<K extends KeyedCommand, I, P> {
-  /** Checks of the write's own fields; the version and the key are checked here. */
+  /** The write's own fields; any other but `expected_version` and `idempotency_key` is refused. */
+  fields: readonly string[];
+  /** Checks of the write's own fields (the pipeline checks the version's and the key's). */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
   /**
    * What the change needs from valid fields, or the argument's own error
@@ -46,7 +48,8 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
-  checks.write(given.value);
+  checks.onlyFields(given.value, ["expected_version", "idempotency_key", ...write.fields]);
+  checks.writeFields(given.value);
   write.validate(given.value, checks);
   const invalid = checks.failure();
   if (invalid !== null) return invalid;

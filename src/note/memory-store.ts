@@ -1,8 +1,10 @@
 /**
- * An in-memory `NoteStore` for unit tests and the simulations. A transaction
- * keeps an undo journal of what it changed and plays it back when the
- * operation fails or throws, as SQLite's rollback does. Every read hands out
- * a copy, as SQLite's rows are, so no caller can change what is kept.
+ * An in-memory `NoteStore` for unit tests and the simulations, kept to answer
+ * exactly as the SQLite store does. A transaction keeps an undo journal of
+ * what it changed and plays it back when the operation fails or throws, as
+ * SQLite's rollback does; a write outside a transaction is refused. Every
+ * read hands out a copy, as SQLite's rows are, and text orders as SQLite's
+ * BINARY collation does (by code point).
  */
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
@@ -21,12 +23,14 @@ export class MemoryNoteStore implements NoteStore {
   readonly #files: FileRow[] = [];
   readonly #outbox = new Map<number, OwedEntry>();
   #outboxSeq = 0;
+  #queued = false;
   /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
 
   transaction<T>(fn: () => Result<T>): Result<T> {
     if (this.#undo !== null) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
     const undo: (() => void)[] = [];
+    const queued = this.#queued;
     this.#undo = undo;
     let result: Result<T> | undefined;
     try {
@@ -34,13 +38,17 @@ export class MemoryNoteStore implements NoteStore {
       return result;
     } finally {
       this.#undo = null;
-      if (result === undefined || !result.ok) for (const step of undo.reverse()) step();
+      if (result === undefined || !result.ok) {
+        for (const step of undo.reverse()) step();
+        this.#queued = queued;
+      }
     }
   }
 
-  /** Remembers how to put back what a write is about to change. */
+  /** Remembers how to put back what a write is about to change; every write runs inside a transaction. */
   #onUndo(step: () => void): void {
-    this.#undo?.push(step);
+    if (this.#undo === null) throw new Error("a write outside a transaction: run it through NoteStore.transaction");
+    this.#undo.push(step);
   }
 
   #saveEntry<K, V>(map: Map<K, V>, key: K): void {
@@ -55,7 +63,8 @@ export class MemoryNoteStore implements NoteStore {
   writeMeta(meta: NoteMeta): void {
     const old = this.#meta;
     this.#onUndo(() => (this.#meta = old));
-    this.#meta = { ...meta };
+    // As SQLite's upsert: the Note's ID and creation time are written once.
+    this.#meta = old === null ? { ...meta } : { ...meta, note_id: old.note_id, created_at: old.created_at };
   }
 
   isMember(user: string): boolean {
@@ -67,11 +76,11 @@ export class MemoryNoteStore implements NoteStore {
     this.#members.set(user, role);
   }
   members(): string[] {
-    return [...this.#members.keys()].sort();
+    return [...this.#members.keys()].sort(byCodePoint);
   }
 
   tabs(): TabRow[] {
-    return [...this.#tabs.values()].sort((a, b) => a.position - b.position).map((tab) => ({ ...tab }));
+    return [...this.#tabs.values()].sort((a, b) => a.position - b.position || byCodePoint(a.id, b.id)).map((tab) => ({ ...tab }));
   }
   tab(id: string): TabRow | null {
     const tab = this.#tabs.get(id);
@@ -83,9 +92,11 @@ export class MemoryNoteStore implements NoteStore {
     this.#tabs.set(tab.id, { ...tab });
   }
   updateTab(tab: TabRow): void {
-    if (!this.#tabs.has(tab.id)) return;
+    const old = this.#tabs.get(tab.id);
+    if (old === undefined) return;
     this.#saveEntry(this.#tabs, tab.id);
-    this.#tabs.set(tab.id, { ...tab });
+    // As SQLite's UPDATE: a tab's type never changes.
+    this.#tabs.set(tab.id, { ...tab, type: old.type });
   }
   deleteTab(id: string): void {
     this.#saveEntry(this.#tabs, id);
@@ -174,8 +185,13 @@ export class MemoryNoteStore implements NoteStore {
     });
     this.#outboxSeq = seq;
     this.#outbox.set(seq, { seq, user, entry: { ...entry } });
+    this.#queued = true;
+  }
+  queuedDirectoryEntries(): boolean {
+    return this.#queued;
   }
   owedDirectoryEntries(): OwedEntry[] {
+    this.#queued = false;
     return [...this.#outbox.values()].map((owed) => ({ ...owed, entry: { ...owed.entry } }));
   }
   directoryEntryDelivered(seq: number): void {
@@ -188,20 +204,24 @@ export class MemoryNoteStore implements NoteStore {
    * a test compares with the object's database and with a model.
    */
   tables(): Record<string, Record<string, unknown>[]> {
-    const meta = this.#meta;
+    const m = this.#meta;
+    // Each row's columns in the order of the SQLite table (migrations add theirs at the end).
     return {
-      meta: meta === null ? [] : [{ id: 1, ...meta, approved: meta.approved ? 1 : 0 }],
+      meta: m === null ? [] : [{ id: 1, note_id: m.note_id, title: m.title, version: m.version, approved: m.approved ? 1 : 0,
+        next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count }],
       markdown: this.#markdown === null ? [] : [{ id: 1, text: this.#markdown }],
-      members: [...this.#members].sort(([a], [b]) => compare(a, b)).map(([user, role]) => ({ user, role })),
-      tabs: [...this.#tabs.values()].sort((a, b) => compare(a.id, b.id)).map((tab) => ({ ...tab })),
+      members: [...this.#members].sort(([a], [b]) => byCodePoint(a, b)).map(([user, role]) => ({ user, role })),
+      tabs: [...this.#tabs.values()]
+        .sort((a, b) => byCodePoint(a.id, b.id))
+        .map((t) => ({ id: t.id, type: t.type, label: t.label, position: t.position, slide_count: t.slide_count })),
       slides: [...this.#slides]
-        .sort(([a], [b]) => compare(a, b))
-        .flatMap(([tab_id, deck]) => deck.map((slide, idx) => ({ tab_id, idx, ...slide }))),
+        .sort(([a], [b]) => byCodePoint(a, b))
+        .flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, title: s.title, body: s.body, notes: s.notes }))),
       idempotency: [...this.#keys.values()]
-        .sort((a, b) => compare(a.key, b.key))
+        .sort((a, b) => byCodePoint(a.key, b.key))
         .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
-      sources: this.#sources.map((row) => ({ ...row })),
-      files: this.#files.map((row) => ({ ...row })),
+      sources: this.#sources.map((r) => ({ seq: r.seq, title: r.title, url: r.url, normalized_url: r.normalized_url, description: r.description, added_at: r.added_at })),
+      files: this.#files.map((r) => ({ seq: r.seq, name: r.name, media_type: r.media_type, size_bytes: r.size_bytes, added_at: r.added_at })),
       outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
     };
   }
@@ -211,6 +231,13 @@ function copyRecord(record: IdempotencyRecord): IdempotencyRecord {
   return { ...record, result: { ...record.result } };
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** SQLite's BINARY order of UTF-8 text, which is code point order (UTF-16's `<` puts U+10000 and up before U+E000). */
+function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }

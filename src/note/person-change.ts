@@ -16,7 +16,9 @@ import { checkVersion, commitVersion } from "./version.js";
 export type PersonApplied = "unchanged" | ({ meta?: NoteMeta } & Omit<Partial<Changed>, "note_id" | "version">);
 
 export interface PersonChange<I> {
-  /** Checks of the change's own fields; `expected_version` is checked here. */
+  /** The change's own fields; any other but `expected_version` is refused. */
+  fields: readonly string[];
+  /** Checks of the change's own fields (the pipeline checks `expected_version`). */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
   /** The change itself, over the meta read at the start; runs only when every check passed. */
   apply: (meta: NoteMeta, input: I) => Result<PersonApplied>;
@@ -28,6 +30,7 @@ export function personChange<I>(ctx: NoteContext, caller: Caller, input: unknown
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
+  checks.onlyFields(given.value, ["expected_version", ...change.fields]);
   checks.integer("expected_version", given.value.expected_version, 1, Number.MAX_SAFE_INTEGER);
   change.validate(given.value, checks);
   const invalid = checks.failure();

@@ -13,12 +13,13 @@ import { numbered } from "./slides.js";
 import type { NoteMeta } from "./store.js";
 import { FIXED_TAB_LABELS, FIXED_TABS } from "./tab-id.js";
 import { summary } from "./tabs.js";
-import { Checks, fields } from "./validate.js";
+import { Checks, fields, noFields } from "./validate.js";
 
 export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSummary> {
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
+  checks.onlyFields(given.value, ["title", "markdown"]);
   checks.text("title", given.value.title, LIMITS.noteTitleLength, { required: true, nonBlank: true });
   checks.text("markdown", given.value.markdown, LIMITS.markdownLength);
   checks.text("user", caller.user, LIMITS.userIdLength, { required: true, nonBlank: true });
@@ -48,7 +49,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
 }
 
 export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Result<WholeNote> {
-  const given = fields(input);
+  const given = noFields(input);
   if (!given.ok) return given;
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
@@ -70,6 +71,7 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
 /** The person approves the Note for connectors, or revokes it; the members' directories learn it. */
 export function setApproval(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"set_approval">>(ctx, caller, input, {
+    fields: ["approved"],
     validate: (i, checks) => checks.boolean("approved", i.approved),
     apply: (meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
     tellsMembers: true,
@@ -79,6 +81,7 @@ export function setApproval(ctx: NoteContext, caller: Caller, input: unknown): R
 /** A new member may use the Note in the app and, once it is approved, through connectors. */
 export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"add_member">>(ctx, caller, input, {
+    fields: ["user"],
     validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true }),
     apply: (_meta, i) => {
       if (ctx.store.isMember(i.user)) return ok("unchanged");
@@ -91,6 +94,7 @@ export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Res
 
 export function setMarkdown(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"set_markdown">>(ctx, caller, input, {
+    fields: ["text"],
     validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
     apply: (_meta, i) => {
       if (ctx.store.markdown() === i.text) return ok("unchanged");

@@ -18,6 +18,7 @@ const EDIT_OPERATIONS = ["slide_add", "slides_add_outline"] as const;
 /** `edit_note_tab`: appends slides to the slides tab with this exact ID. */
 export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Result<EditedTab> {
   return keyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">>(ctx, "edit_tab", caller, input, {
+    fields: ["tab_id", "operation", "title", "body", "notes", "slides"],
     validate: (i, checks) => {
       checks.tabId("tab_id", i.tab_id);
       checks.oneOf("operation", i.operation, EDIT_OPERATIONS);
@@ -54,6 +55,7 @@ export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 /** The person replaces a deck's slides in the app. */
 export function setSlides(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"set_slides">>(ctx, caller, input, {
+    fields: ["tab_id", "slides"],
     validate: (i, checks) => {
       checks.tabId("tab_id", i.tab_id);
       checks.slides("slides", i.slides, 0, LIMITS.slidesPerTab);

@@ -16,6 +16,7 @@ type ParsedPage = Extract<ParsedUrl, { ok: true }>;
 /** `add_note_source`. */
 export function addSource(ctx: NoteContext, caller: Caller, input: unknown): Result<AddedSource> {
   return keyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }>(ctx, "add_source", caller, input, {
+    fields: ["title", "url", "description"],
     validate: (i, checks) => {
       checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
       // The URL's characters are parseSourceUrl's to judge, as invalid_url.

@@ -103,7 +103,7 @@ export interface NoteStore {
   addMember(user: string, role: "owner" | "editor"): void;
   members(): string[];
 
-  /** Every tab, in strip order. */
+  /** Every tab, in strip order (ties, which only damaged data has, by ID). */
   tabs(): TabRow[];
   tab(id: string): TabRow | null;
   insertTab(tab: TabRow): void;
@@ -135,6 +135,8 @@ export interface NoteStore {
 
   /** Queues an entry for a member's directory, delivered after the commit (the outbox). */
   queueDirectoryEntry(user: string, entry: DirectoryEntry): void;
+  /** Whether committed operations queued entries since the outbox was last read: what saves a read after every call. */
+  queuedDirectoryEntries(): boolean;
   owedDirectoryEntries(): OwedEntry[];
   /** Drops a delivered entry; outside any operation's transaction. */
   directoryEntryDelivered(seq: number): void;

@@ -14,11 +14,11 @@ import { fail, ok, type Result } from "./result.js";
 import { numbered, toSlide } from "./slides.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
-import { Checks, fields } from "./validate.js";
+import { Checks, fields, noFields } from "./validate.js";
 
 /** `list_note_tabs`: every tab in strip order, with the version a write must carry. */
 export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Result<TabList> {
-  const given = fields(input);
+  const given = noFields(input);
   if (!given.ok) return given;
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
@@ -31,6 +31,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
+  checks.onlyFields(given.value, ["tab_id"]);
   checks.tabId("tab_id", given.value.tab_id);
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
@@ -49,6 +50,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 /** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
 export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Result<CreatedTab> {
   return keyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">>(ctx, "create_tab", caller, input, {
+    fields: ["tab_type", "label", "slides"],
     validate: (i, checks) => {
       checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
       checks.label("label", i.label, false);
@@ -76,6 +78,7 @@ export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Res
 /** The person adds a tab, at the end or at `position`. */
 export function addTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"add_tab">>(ctx, caller, input, {
+    fields: ["tab_type", "label", "position"],
     validate: (i, checks) => {
       checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
       checks.label("label", i.label, false);
@@ -98,6 +101,7 @@ export function addTab(ctx: NoteContext, caller: Caller, input: unknown): Result
 
 export function renameTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"rename_tab">>(ctx, caller, input, {
+    fields: ["tab_id", "label"],
     validate: (i, checks) => {
       checks.tabId("tab_id", i.tab_id);
       checks.label("label", i.label, true);
@@ -116,6 +120,7 @@ export function renameTab(ctx: NoteContext, caller: Caller, input: unknown): Res
 
 export function moveTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"move_tab">>(ctx, caller, input, {
+    fields: ["tab_id", "position"],
     validate: (i, checks) => {
       checks.tabId("tab_id", i.tab_id);
       checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER, true);
@@ -132,6 +137,7 @@ export function moveTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 
 export function deleteTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   return personChange<Input<"delete_tab">>(ctx, caller, input, {
+    fields: ["tab_id"],
     validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
     apply: (meta, i) => {
       const found = findAddedTab(ctx.store, i.tab_id, "deleted");

@@ -74,11 +74,12 @@ export function appendTab(
   return { tab, meta: { ...meta, next_tab_n: meta.next_tab_n + 1, tab_count: meta.tab_count + 1 } };
 }
 
-/** Moves a tab to `position` (already checked to be in the strip) and renumbers the tabs between. */
+/** Moves a tab to `position` (already checked to be in the strip) and renumbers the tabs between; null when it is there already. */
 export function placeTab(store: NoteStore, tabId: string, position: number): TabRow | null {
   const tabs = store.tabs();
   const from = tabs.findIndex((t) => t.id === tabId);
-  const [moving] = from === position ? [] : tabs.splice(from, 1);
+  if (from < 0 || from === position) return null;
+  const [moving] = tabs.splice(from, 1);
   if (moving === undefined) return null;
   tabs.splice(position, 0, moving);
   renumber(store, tabs);

@@ -12,6 +12,8 @@ import { loneSurrogateAt, notWellFormed } from "./unicode.js";
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
+const SLIDE_FIELDS = ["title", "body", "notes"] as const;
+
 interface TextRules {
   required?: boolean;
   nonBlank?: boolean;
@@ -50,7 +52,7 @@ export class Checks {
       if (required) this.add(path, "required");
       return;
     }
-    if (typeof value !== "number" || !Number.isSafeInteger(value)) this.add(path, "must be an integer");
+    if (typeof value !== "number" || !Number.isInteger(value)) this.add(path, "must be a whole number");
     else if (value < min) this.add(path, `must be at least ${min}`);
     else if (value > max) this.add(path, `must be at most ${max}`);
   }
@@ -64,8 +66,13 @@ export class Checks {
     if (typeof value !== "string" || !allowed.includes(value)) this.add(path, `must be one of ${allowed.map((a) => `"${a}"`).join(", ")}`);
   }
 
+  /** Refuses every field but those named: the Note keeps nothing it was not asked to. */
+  onlyFields(input: Readonly<Record<string, unknown>>, names: readonly string[], prefix = ""): void {
+    for (const name of Object.keys(input)) if (!names.includes(name)) this.add(`${prefix}${name}`, "unexpected field");
+  }
+
   /** The fields every agent write carries: the version it read, and the key that names its intent. */
-  write(input: Record<string, unknown>): void {
+  writeFields(input: Readonly<Record<string, unknown>>): void {
     this.integer("expected_version", input.expected_version, 1, Number.MAX_SAFE_INTEGER, true);
     const key = input.idempotency_key;
     if (key === undefined) this.add("idempotency_key", "required");
@@ -83,13 +90,14 @@ export class Checks {
     if (value.length < min) this.add(path, `at least ${min} slide${min === 1 ? "" : "s"}`);
     if (value.length > max) return this.add(path, `at most ${max} slides (got ${value.length})`);
     value.forEach((slide: unknown, i) => {
-      if (typeof slide !== "object" || slide === null) this.add(`${path}[${i}]`, "must be a slide: {title, body?, notes?}");
-      else this.slide(slide as Record<string, unknown>, `${path}[${i}].`);
+      if (typeof slide !== "object" || slide === null || Array.isArray(slide)) return this.add(`${path}[${i}]`, "must be a slide: {title, body?, notes?}");
+      this.onlyFields(slide as Record<string, unknown>, SLIDE_FIELDS, `${path}[${i}].`);
+      this.slide(slide as Record<string, unknown>, `${path}[${i}].`);
     });
   }
 
   /** A slide's fields, named `${prefix}title` and so on: "slides[2]." in a list, "" for a call's own fields. */
-  slide(slide: Record<string, unknown>, prefix = ""): void {
+  slide(slide: Readonly<Record<string, unknown>>, prefix = ""): void {
     this.text(`${prefix}title`, slide.title, LIMITS.slideTitleLength, { required: true, nonBlank: true });
     this.text(`${prefix}body`, slide.body, LIMITS.slideBodyLength);
     this.text(`${prefix}notes`, slide.notes, LIMITS.slideNotesLength);
@@ -102,6 +110,15 @@ export class Checks {
   tabId(path: string, value: unknown): void {
     this.text(path, value, LIMITS.tabIdLength, { required: true, nonBlank: true });
   }
+}
+
+/** For an operation that takes no arguments: an empty object, or the failure naming what should not be there. */
+export function noFields(input: unknown): Result<Record<string, unknown>> {
+  const given = fields(input);
+  if (!given.ok) return given;
+  const checks = new Checks();
+  checks.onlyFields(given.value, []);
+  return checks.failure() ?? given;
 }
 
 /** The arguments as an object of fields, or the failure that says they are not one. */

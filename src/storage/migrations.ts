@@ -88,6 +88,26 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE idempotency ADD COLUMN fingerprint TEXT`,
     ],
   },
+  {
+    version: 4,
+    name: "repair the strip of a failed add_tab",
+    statements: [
+      // Before one transaction owner (issue 10), a person's add_tab refused for its position
+      // could leave its tab row behind without counting it: positions tied at the end of the
+      // strip, tab_count short, next_tab_n behind the tab's n. Renumber ties by ID, count the
+      // tabs, and move the counter past every n in use; a repaired Note's version moves on, as
+      // after any change of what it shows. A sound Note is left as it is.
+      `UPDATE meta SET version = version + 1 WHERE tab_count <> (SELECT COUNT(*) FROM tabs)`,
+      `UPDATE tabs SET position = (
+         SELECT COUNT(*) FROM tabs AS t WHERE t.position < tabs.position OR (t.position = tabs.position AND t.id < tabs.id)
+       )`,
+      `UPDATE meta SET tab_count = (SELECT COUNT(*) FROM tabs)`,
+      `UPDATE meta SET next_tab_n = MAX(next_tab_n, 1 + COALESCE((
+         SELECT MAX(CAST(substr(id, instr(id, '-') + 1, instr(substr(id, instr(id, '-') + 1), '-') - 1) AS INTEGER))
+         FROM tabs WHERE id LIKE '%-%-%'
+       ), 0))`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
@@ -112,11 +132,11 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
  */
 export function migrate(sql: Sql, migrations: readonly Migration[]): number {
   sql.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)`);
-  const applied = sql.first<{ v: number | null }>(`SELECT MAX(version) AS v FROM schema_migrations`)?.v ?? 0;
+  const applied = new Set(sql.all<{ version: number }>(`SELECT version FROM schema_migrations`).map((row) => row.version));
   for (const migration of migrations) {
-    if (migration.version <= applied) continue;
+    if (applied.has(migration.version)) continue;
     for (const statement of migration.statements) sql.run(statement);
     sql.run(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, migration.version, migration.name);
   }
-  return migrations.at(-1)?.version ?? applied;
+  return migrations.at(-1)?.version ?? 0;
 }

@@ -13,7 +13,7 @@ import { Note } from "../note/note.js";
 import type { Result } from "../note/result.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
-import { migrate, NOTE_MIGRATIONS } from "./migrations.js";
+import { NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
 
@@ -34,13 +34,13 @@ export class NoteObject extends DurableObject<Env> {
     this.sql = new Sql(ctx.storage.sql);
     this.store = new SqliteNoteStore(this.sql, ctx.storage);
     this.#retentionMs = settingsOf(env).idempotencyRetentionMs;
-    ctx.storage.transactionSync(() => migrate(this.sql, NOTE_MIGRATIONS));
+    this.store.migrate(NOTE_MIGRATIONS);
   }
 
   /** Runs one operation of the Note's rules; the Note runs it in one transaction. */
   async execute<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Result<Output<K>>> {
     const result = this.#noteFor(noteId).execute(caller, name, input);
-    if (result.ok) await this.#deliver();
+    if (this.store.queuedDirectoryEntries()) await this.#deliver();
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
     return result;
   }

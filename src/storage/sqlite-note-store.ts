@@ -3,6 +3,7 @@ import type { AttachmentKind } from "../note/cursor.js";
 import type { DirectoryEntry } from "../note/directory.js";
 import type { Result } from "../note/result.js";
 import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Slide, SourceRow, TabRow } from "../note/store.js";
+import { migrate, type Migration } from "./migrations.js";
 import type { Sql } from "./sql.js";
 
 interface MetaRow {
@@ -24,8 +25,15 @@ class RolledBack {
   constructor(readonly result: Result<never>) {}
 }
 
+/**
+ * The Note's storage. It is the only caller of `transactionSync` on the
+ * Note object's storage (the migrations included), so it knows when a
+ * transaction is open and refuses to nest one.
+ */
 export class SqliteNoteStore implements NoteStore {
   #inTransaction = false;
+  /** Whether a committed operation queued directory entries the outbox has not handed out yet. */
+  #queued = false;
 
   constructor(
     private readonly sql: Sql,
@@ -33,18 +41,35 @@ export class SqliteNoteStore implements NoteStore {
   ) {}
 
   transaction<T>(fn: () => Result<T>): Result<T> {
-    // transactionSync would nest as a savepoint whose rollback the outer commit swallows: refuse it.
-    if (this.#inTransaction) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
-    this.#inTransaction = true;
+    const queued = this.#queued;
     try {
-      return this.storage.transactionSync(() => {
+      return this.#exclusive(() => {
         const result = fn();
         if (!result.ok) throw new RolledBack(result);
         return result;
       });
     } catch (thrown) {
+      this.#queued = queued;
       if (thrown instanceof RolledBack) return thrown.result;
       throw thrown;
+    }
+  }
+
+  /** Brings the schema up to date, in one transaction of its own: the object's constructor runs it. */
+  migrate(migrations: readonly Migration[]): void {
+    this.#exclusive(() => migrate(this.sql, migrations));
+  }
+
+  /**
+   * One `transactionSync`, never two at once: a nested one would run as a
+   * savepoint inside the outer, and the outer would commit its own writes
+   * around an inner failure. A nested call is a programming error.
+   */
+  #exclusive<T>(fn: () => T): T {
+    if (this.#inTransaction) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
+    this.#inTransaction = true;
+    try {
+      return this.storage.transactionSync(fn);
     } finally {
       this.#inTransaction = false;
     }
@@ -86,7 +111,7 @@ export class SqliteNoteStore implements NoteStore {
   }
 
   tabs(): TabRow[] {
-    return this.sql.all<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs ORDER BY position`);
+    return this.sql.all<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs ORDER BY position, id`);
   }
   tab(id: string): TabRow | null {
     return this.sql.first<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs WHERE id = ?`, id);
@@ -207,8 +232,13 @@ export class SqliteNoteStore implements NoteStore {
 
   queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
     this.sql.run(`INSERT INTO outbox (user, entry) VALUES (?, ?)`, user, JSON.stringify(entry));
+    this.#queued = true;
+  }
+  queuedDirectoryEntries(): boolean {
+    return this.#queued;
   }
   owedDirectoryEntries(): OwedEntry[] {
+    this.#queued = false;
     return this.sql
       .all<{ seq: number; user: string; entry: string }>(`SELECT seq, user, entry FROM outbox ORDER BY seq`)
       .map((row) => ({ ...row, entry: JSON.parse(row.entry) as DirectoryEntry }));

@@ -861,6 +861,34 @@ describe("the Note checks what it is given, whoever calls it", () => {
     expect(f.version()).toBe(v + 1);
   });
 
+  it("fields the operation does not take are refused, at the top and inside a slide, as the edge refuses them", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const deck = f.createTab();
+    const w = f.version();
+    const add = { expected_version: w, idempotency_key: "k1", tab_id: deck.tab_id, operation: "slide_add", title: "Sources", index: 0 } as unknown as Input<"edit_tab">;
+    expect(issuePaths(f.run(AGENT, "edit_tab", add))).toEqual(["index"]);
+    const outline = { expected_version: w, idempotency_key: "k2", tab_id: deck.tab_id, operation: "slides_add_outline", slides: [{ title: "a", bullets: ["b"] }] } as unknown as Input<"edit_tab">;
+    expect(issuePaths(f.run(AGENT, "edit_tab", outline))).toEqual(["slides[0].bullets"]);
+    const odd = { expected_version: w, idempotency_key: "k3", tab_type: "slides", extra: BigInt(1) } as unknown as Input<"create_tab">;
+    expect(issuePaths(f.run(AGENT, "create_tab", odd))).toEqual(["extra"]);
+    expect(issuePaths(f.run(APP, "set_markdown", { text: "x", html: "<p>x</p>" } as unknown as Input<"set_markdown">))).toEqual(["html"]);
+    expect(issuePaths(f.run(AGENT, "list_tabs", { everything: true } as unknown as Input<"list_tabs">))).toEqual(["everything"]);
+    expect(f.version()).toBe(w);
+    expect(w).toBe(v + 1);
+  });
+
+  it("a caller is a user through the app or a connector: any other door is refused, never let past approval", () => {
+    const f = new Fixture({ approved: false });
+    const v = f.version();
+    const input = { expected_version: v, idempotency_key: "k", tab_type: "slides" } as const;
+    for (const caller of [{ user: "alice", channel: "mcp" }, { user: "alice" }, { user: "", channel: "app" }, null]) {
+      const paths = issuePaths(f.note.execute(caller as unknown as Caller, "create_tab", input));
+      expect({ caller, paths: paths.every((p) => p.startsWith("caller.")) }).toEqual({ caller, paths: true });
+    }
+    expect(f.version()).toBe(v);
+  });
+
   it("an empty outline is refused: an empty deck omits slides", () => {
     const f = new Fixture();
     const v = f.version();

@@ -163,3 +163,29 @@ describe.each(stores())("one transaction owner, in the store %s", (_name, withSt
     });
   });
 });
+
+describe("the SQLite store is the only owner of a Note's transactions", () => {
+  it("no other source file of the Worker calls transactionSync but the directory's own migrations", () => {
+    const sources = import.meta.glob("../../src/**/*.ts", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+    expect(Object.keys(sources).length).toBeGreaterThan(20);
+    const callers = Object.entries(sources)
+      .filter(([, text]) => /\.transactionSync\(/.test(text))
+      .map(([path]) => path.replace("../../", ""));
+    expect(callers.sort()).toEqual(["src/storage/directory-object.ts", "src/storage/sqlite-note-store.ts"]);
+  });
+});
+
+describe.each(stores())("the store %s answers as the other does", (_name, withStore) => {
+  it("members and tied positions come out in SQLite's order (code points, then tab ID)", async () => {
+    await withStore((store) => {
+      store.transaction(() => {
+        for (const user of ["\u{1F600}", "\uFFFD", "b", "a"]) store.addMember(user, "editor");
+        store.insertTab({ id: "slides-10-a", type: "slides", label: "t", position: 7, slide_count: 0 });
+        store.insertTab({ id: "slides-9-a", type: "slides", label: "t", position: 7, slide_count: 0 });
+        return ok(null);
+      });
+      expect(store.members().filter((u) => u !== "alice")).toEqual(["a", "b", "\uFFFD", "\u{1F600}"]);
+      expect(store.tabs().slice(-2).map((t) => t.id)).toEqual(["slides-10-a", "slides-9-a"]);
+    });
+  });
+});

@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
 import { Sql } from "../../src/storage/sql.js";
+import { dumpDatabase } from "../support/dump.js";
 import { newNote, ok } from "../support/workers.js";
 
 describe("durability", () => {
@@ -85,5 +86,39 @@ describe("durability", () => {
       tab_id: next.tab_id,
       arguments_differ: true,
     });
+  });
+
+  it("migration 4 repairs a strip a refused add_tab left behind (ties, short count, counter behind) and leaves a sound Note as it was", async () => {
+    const damaged = await newNote();
+    const sound = await newNote();
+    const first = await ok("create_note_tab", { note_id: sound.noteId, expected_version: sound.version, idempotency_key: "a", tab_type: "slides" });
+    const repair = (noteId: string, damage: (sql: Sql) => void) =>
+      runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), (_instance, state) => {
+        const sql = new Sql(state.storage.sql);
+        state.storage.transactionSync(() => {
+          damage(sql);
+          sql.run("DELETE FROM schema_migrations WHERE version = 4");
+        });
+        const before = dumpDatabase(state.storage.sql);
+        state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+        return { before, after: dumpDatabase(state.storage.sql), meta: sql.first<{ version: number; tab_count: number; next_tab_n: number }>("SELECT version, tab_count, next_tab_n FROM meta") };
+      });
+    // What the old add_tab left: its row at the end of the strip, uncounted, then the next tab on the same place and n.
+    const left = await repair(damaged.noteId, (sql) => {
+      sql.run("INSERT INTO tabs (id, type, label, position, slide_count) VALUES ('slides-1-aaaa', 'slides', 'x', 3, 0)");
+      sql.run("INSERT INTO tabs (id, type, label, position, slide_count) VALUES ('slides-1-aaab', 'slides', 'y', 3, 0)");
+      sql.run("UPDATE meta SET tab_count = 4, version = version + 1");
+    });
+    expect(left.meta).toEqual({ version: damaged.version + 2, tab_count: 5, next_tab_n: 2 });
+    const tabs = (await ok("list_note_tabs", { note_id: damaged.noteId })).tabs.map((t: { id: string; position: number }) => [t.id, t.position]);
+    expect(tabs).toEqual([["markdown", 0], ["files", 1], ["sources", 2], ["slides-1-aaaa", 3], ["slides-1-aaab", 4]]);
+    const next = await ok("create_note_tab", { note_id: damaged.noteId, expected_version: damaged.version + 2, idempotency_key: "n", tab_type: "sheet" });
+    expect(next).toMatchObject({ position: 5 });
+    expect(next.tab_id).toMatch(/^sheet-2-/);
+
+    const untouched = await repair(sound.noteId, () => {});
+    const withoutMigrations = (dump: string) => JSON.stringify({ ...JSON.parse(dump), schema_migrations: null });
+    expect(withoutMigrations(untouched.after)).toBe(withoutMigrations(untouched.before));
+    expect(untouched.meta?.version).toBe(first.version);
   });
 });
