@@ -8,6 +8,11 @@ function localEnv(): Record<string, string> {
   return Object.fromEntries([...text.matchAll(/^([A-Z_]+)='(.*)'$/gm)].map((m) => [m[1] as string, m[2] as string]));
 }
 
+/** The generated-history test's settings (test/workers/history.test.ts), when set: workerd sees only bindings. */
+function historySettings(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("HISTORY_") && e[1] !== undefined));
+}
+
 export default defineConfig({
   test: {
     projects: [
@@ -16,7 +21,7 @@ export default defineConfig({
           cloudflareTest({
             main: "./src/index.ts",
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: localEnv() },
+            miniflare: { bindings: { ...localEnv(), ...historySettings() } },
           }),
         ],
         test: {

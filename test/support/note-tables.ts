@@ -1,0 +1,183 @@
+/**
+ * A Note's tables as the generated-history test reads and compares them: every
+ * table of the object's SQLite database, the real rows projected onto the
+ * model's columns, and the rules every state of a Note keeps.
+ */
+import { canonical, FIXED, show, TIME, type Row, type Tables } from "./note-model.js";
+
+/** The tables the model predicts row by row: their columns and primary keys. */
+const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
+  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at"], key: ["id"] },
+  members: { columns: ["user", "role"], key: ["user"] },
+  tabs: { columns: ["id", "type", "label", "position", "slide_count"], key: ["id"] },
+  slides: { columns: ["tab_id", "idx", "title", "body", "notes"], key: ["tab_id", "idx"] },
+  markdown: { columns: ["id", "text"], key: ["id"] },
+  idempotency: { columns: ["key", "tool", "result", "created_at"], key: ["key"] },
+  sources: { columns: ["seq", "title", "url", "normalized_url", "description", "added_at"], key: ["seq"] },
+  files: { columns: ["seq", "name", "media_type", "size_bytes", "added_at"], key: ["seq"] },
+};
+/** SQLite's tables outside the model, each with a rule of its own (`sqliteRules`). */
+const RULED = ["outbox", "schema_migrations", "sqlite_sequence"];
+const TIMES = new Set(["created_at", "added_at"]);
+
+/** Each table's `SELECT`, rows in primary-key order: the schema is the same in every Note of a run. */
+const selects = new Map<string, string>();
+
+/** Every table of a Durable Object's database but the runtime's own (`_cf_*`), rows in primary-key order. */
+export function sqliteTables(sql: SqlStorage): Tables {
+  const names = sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+    .toArray()
+    .map((r) => r.name)
+    .filter((name) => !name.startsWith("_cf_"));
+  const tables: Tables = {};
+  for (const name of names) {
+    let select = selects.get(name);
+    if (select === undefined) {
+      const key = sql
+        .exec<{ name: string; pk: number }>(`PRAGMA table_info("${name}")`)
+        .toArray()
+        .filter((c) => c.pk > 0)
+        .sort((a, b) => a.pk - b.pk)
+        .map((c) => `"${c.name}"`);
+      select = `SELECT * FROM "${name}" ORDER BY ${key.length > 0 ? key.join(", ") : "1"}`;
+      selects.set(name, select);
+    }
+    tables[name] = sql.exec(select).toArray();
+  }
+  return tables;
+}
+
+/** A dump as one text: equal text, byte-identical tables. Rows sorted, so a store's iteration order does not count. */
+export function dumpText(tables: Tables): string {
+  return canonical(Object.fromEntries(Object.keys(tables).sort().map((name) => [name, sortedRows(tables[name] ?? [])])));
+}
+
+/**
+ * The real rows in the model's terms: its columns only (any other is a
+ * problem to model), times checked and masked, SQLite's 0/1 as booleans, the
+ * recorded result parsed, and an empty Markdown text the same as none.
+ */
+export function project(tables: Tables): { rows: Tables; problems: string[] } {
+  const problems: string[] = [];
+  const rows: Tables = {};
+  for (const [name, { columns, key }] of Object.entries(MODELLED)) {
+    const real = tables[name];
+    if (real === undefined) {
+      problems.push(`table ${name} is missing`);
+      continue;
+    }
+    rows[name] = byKey(
+      real.flatMap((row) => {
+        const extra = Object.keys(row).filter((c) => !columns.includes(c));
+        const missing = columns.filter((c) => !(c in row));
+        if (extra.length > 0 || missing.length > 0) problems.push(`${name}: columns ${show({ extra, missing })} differ from the model's (test/support/note-model.ts)`);
+        const out: Row = {};
+        for (const c of columns) out[c] = column(name, c, row[c], problems);
+        return name === "markdown" && out.text === "" ? [] : [out];
+      }),
+      key,
+    );
+  }
+  return { rows, problems };
+}
+
+/** The model's rows in the same order as `project`'s. */
+export function ordered(tables: Tables): Tables {
+  return Object.fromEntries(Object.entries(MODELLED).map(([name, { key }]) => [name, byKey(tables[name] ?? [], key)]));
+}
+
+/** Row by row, what differs between two sets of tables (by primary key). */
+export function differences(expected: Tables, actual: Tables): string[] {
+  const out: string[] = [];
+  for (const name of [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()) {
+    const key = MODELLED[name]?.key;
+    const id = (row: Row) => (key === undefined ? canonical(row) : canonical(key.map((k) => row[k])));
+    const want = new Map((expected[name] ?? []).map((r) => [id(r), r]));
+    const got = new Map((actual[name] ?? []).map((r) => [id(r), r]));
+    for (const k of new Set([...want.keys(), ...got.keys()])) {
+      const w = want.get(k);
+      const g = got.get(k);
+      if (canonical(w) === canonical(g)) continue;
+      out.push(w === undefined ? `${name}: unexpected row ${show(g)}` : g === undefined ? `${name}: missing row ${show(w)}` : `${name} ${k}: expected ${show(w)}, got ${show(g)}`);
+    }
+  }
+  return out;
+}
+
+/** What every state of a Note keeps, whatever happened before: strip positions, slide numbering, tab IDs, counters. */
+export function invariants(rows: Tables): string[] {
+  const problems: string[] = [];
+  const tabs = rows.tabs ?? [];
+  const positions = tabs.map((t) => Number(t.position)).sort((a, b) => a - b);
+  if (positions.some((p, i) => p !== i)) problems.push(`tab positions ${show(positions)} are not a permutation of 0..${tabs.length - 1}`);
+  const meta = rows.meta?.[0];
+  if (meta !== undefined && meta.tab_count !== tabs.length) problems.push(`meta.tab_count is ${show(meta.tab_count)} with ${tabs.length} tabs stored`);
+  for (const tab of tabs) {
+    const id = String(tab.id);
+    const fixed = (FIXED as readonly string[]).includes(id);
+    const match = /^(slides|sheet)-(\d+)-[0-9a-z]+$/.exec(id);
+    if (!fixed && (match === null || match[1] !== tab.type)) problems.push(`tab ID ${id} is not {type}-{n}-{base36 ms} of its type ${show(tab.type)}`);
+    if (match !== null && meta !== undefined && Number(match[2]) >= Number(meta.next_tab_n)) problems.push(`tab ID ${id} has n ≥ next_tab_n ${show(meta.next_tab_n)}`);
+    const deck = (rows.slides ?? []).filter((s) => s.tab_id === id).map((s) => Number(s.idx));
+    if (deck.length !== Number(tab.slide_count) || deck.some((idx, i) => idx !== i)) {
+      problems.push(`tab ${id} has slide_count ${show(tab.slide_count)} and slides numbered ${show(deck)}`);
+    }
+  }
+  const orphans = (rows.slides ?? []).filter((s) => !tabs.some((t) => t.id === s.tab_id && t.type === "slides"));
+  if (orphans.length > 0) problems.push(`${orphans.length} slides of no slides tab, e.g. ${show(orphans[0])}`);
+  return problems;
+}
+
+/**
+ * SQLite's tables outside the model: no table nobody modelled, the directory
+ * outbox delivered by the end of each call, the schema's migrations fixed, and
+ * AUTOINCREMENT counters that never go back.
+ */
+export function sqliteRules(tables: Tables, first: Tables, previous: Tables): string[] {
+  const problems: string[] = [];
+  const unknown = Object.keys(tables).filter((name) => !(name in MODELLED) && !RULED.includes(name));
+  if (unknown.length > 0) problems.push(`tables ${show(unknown)} are neither modelled nor ruled (test/support/note-tables.ts)`);
+  if ((tables.outbox ?? []).length > 0) problems.push(`the directory outbox still holds ${show(tables.outbox)} after the call`);
+  if (canonical(tables.schema_migrations) !== canonical(first.schema_migrations)) problems.push(`schema_migrations changed: ${show(tables.schema_migrations)}`);
+  for (const row of tables.sqlite_sequence ?? []) {
+    const before = (previous.sqlite_sequence ?? []).find((r) => r.name === row.name);
+    if (before !== undefined && Number(row.seq) < Number(before.seq)) problems.push(`the ${show(row.name)} sequence went back from ${show(before.seq)} to ${show(row.seq)}`);
+  }
+  for (const name of ["sources", "files"]) {
+    const highest = Math.max(0, ...(tables[name] ?? []).map((r) => Number(r.seq)));
+    const counter = Number((tables.sqlite_sequence ?? []).find((r) => r.name === name)?.seq ?? 0);
+    if (counter < highest) problems.push(`the ${name} sequence is at ${counter} below its row ${highest}`);
+  }
+  return problems;
+}
+
+function column(table: string, name: string, value: unknown, problems: string[]): unknown {
+  if (TIMES.has(name)) {
+    if (typeof value !== "number" || !Number.isSafeInteger(value)) problems.push(`${table}.${name}: ${show(value)} is not a time in milliseconds`);
+    return TIME;
+  }
+  if (table === "meta" && name === "approved") return value === 1 || value === true;
+  if (table === "idempotency" && name === "result") {
+    const result = { ...((typeof value === "string" ? JSON.parse(value) : value) as Row) };
+    // Only a replay's answer says its arguments differed: a recorded first result says false, or nothing.
+    if (result.arguments_differ === false) delete result.arguments_differ;
+    return result;
+  }
+  return value;
+}
+
+function byKey(rows: Row[], key: string[]): Row[] {
+  return [...rows].sort((a, b) => {
+    for (const k of key) {
+      const x = a[k] as string | number;
+      const y = b[k] as string | number;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  });
+}
+
+function sortedRows(rows: Row[]): string[] {
+  return rows.map((r) => canonical(r)).sort();
+}
