@@ -97,6 +97,8 @@ interface Failure {
 }
 
 export interface Success {
+  /** Whether it writes anything: a success that does not leaves every table byte-identical. */
+  writes: boolean;
   /** The problems of an answer against what the model expects (none: it is right). */
   check(value: Row, window: TimeWindow): string[];
   /** Takes the answer into the model. */
@@ -261,6 +263,7 @@ export class NoteModel {
     return {
       failures,
       success: () => ({
+        writes: true,
         check: (value) => same({ note_id: this.noteId, title, approved: false, version: 1 }, value),
         apply: () => {
           this.meta = { title, version: 1, approved: false, next_tab_n: 1, source_count: 0, file_count: 0 };
@@ -315,6 +318,7 @@ export class NoteModel {
         // Metadata only (SPEC §6): a source's normalized form is the Note's own business.
         const items = page.map(({ seq, normalized_url: _n, ...rest }: { seq: number; normalized_url?: string }) => ({ id: `${prefix}-${seq}`, ...rest, added_at: TIME }));
         return {
+          writes: false,
           check: (value) => {
             const problems = same({ note_id: this.noteId, kind, items, more }, { ...value, items: withoutTimes(value.items), more: value.next_cursor !== null, next_cursor: undefined });
             if (more && typeof value.next_cursor !== "string") problems.push(`next_cursor: expected a string, got ${show(value.next_cursor)}`);
@@ -356,11 +360,12 @@ export class NoteModel {
       success: () => {
         const outcome = target.success();
         return {
+          writes: outcome.writes,
           check: (value, window) => outcome.check(value, window),
           apply: (value) => {
             const result = outcome.result(value);
             outcome.apply(value);
-            if (outcome.commits) this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
+            if (outcome.writes) this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
           },
         };
       },
@@ -372,6 +377,7 @@ export class NoteModel {
     // Whether a version alone makes arguments differ is the design's choice; other arguments always do.
     const differ = args !== record.args ? true : input.expected_version === record.expected_version ? false : null;
     return {
+      writes: false,
       check: (value) => {
         const problems = same({ ...record.result, replayed: true }, withoutDiffer(value));
         if ("arguments_differ" in value && differ !== null && value.arguments_differ !== differ) {
@@ -406,7 +412,7 @@ export class NoteModel {
           replayed: false,
         });
         return {
-          commits: true,
+          writes: true,
           result: (value) => expected(value.tab_id),
           check: (value, window) => [...this.#newTabId(value.tab_id, String(type), window), ...same(expected(value.tab_id), withoutDiffer(value, false))],
           apply: (value) => {
@@ -451,7 +457,7 @@ export class NoteModel {
           replayed: false,
         };
         return {
-          commits: true,
+          writes: true,
           result: () => expected,
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
@@ -484,13 +490,13 @@ export class NoteModel {
         if (existing !== undefined) {
           // A page already attached: the existing source, nothing written, no key recorded (SPEC §5).
           const answer = { note_id: this.noteId, source_id: `source-${existing.seq}`, title: existing.title, url: existing.url, normalized_url: existing.normalized_url, already_attached: true, version: this.version, replayed: false };
-          return { commits: false, result: () => answer, check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
+          return { writes: false, result: () => answer, check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
         }
         const seq = (this.sources.at(-1)?.seq ?? 0) + 1;
         const title = String(input.title).trim();
         const expected = { note_id: this.noteId, source_id: `source-${seq}`, title, url: p.url, normalized_url: p.normalized, already_attached: false, version: this.version + 1, replayed: false };
         return {
-          commits: true,
+          writes: true,
           result: () => expected,
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
@@ -522,6 +528,7 @@ export class NoteModel {
         const changes = plan.apply !== undefined;
         const version = this.version + (changes ? 1 : 0);
         return {
+          writes: changes,
           check: (value, window) => {
             const problems = same({ note_id: this.noteId, version }, { note_id: value.note_id, version: value.version });
             const tab = isRow(value.tab) ? value.tab : {};
@@ -754,7 +761,8 @@ export class NoteModel {
 
 interface Target {
   failures: Failure[];
-  success: () => Success & { commits: boolean; result: (value: Row) => Row };
+  /** A success of the target step; `result` is what the key records (a write's first answer). */
+  success: () => Success & { result: (value: Row) => Row };
 }
 
 /** What a person's change does: nothing (no apply), or a change and what its answer names. */
@@ -798,7 +806,7 @@ function invalid(stage: number, late = false): Failure {
 }
 
 function answers(expected: Row): Success {
-  return { check: (value) => same(expected, { ...value, members: Array.isArray(value.members) ? [...value.members].sort() : value.members }), apply: () => {} };
+  return { writes: false, check: (value) => same(expected, { ...value, members: Array.isArray(value.members) ? [...value.members].sort() : value.members }), apply: () => {} };
 }
 
 function summary(tab: Tab, position: number): Row {
