@@ -15,10 +15,10 @@ import { describe, expect, it } from "vitest";
 import type { CommandName, Input } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
-import { Run, steps, uncovered, type Tally, type Answer, type NoteUnderTest, type Start } from "../support/note-history.js";
+import { Run, steps, uncovered, type Answer, type NoteUnderTest, type Start, type Tally } from "../support/note-history.js";
+import type { NoteObject } from "../../src/storage/note-object.js";
 import { NoteModel, type Call, type Tables } from "../support/note-model.js";
 import { sqliteTables } from "../support/note-tables.js";
-import type { NoteObject } from "../../src/storage/note-object.js";
 
 /** Settings from the environment (vitest.config.ts passes HISTORY_* into workerd). */
 const settings = (() => {
@@ -108,7 +108,7 @@ class ObjectNote implements NoteUnderTest {
   }
 }
 
-/** What the lead's MemoryNoteStore gains: its state as rows per SQLite table name. */
+/** The in-memory store's state as rows per SQLite table name and column; its test is skipped while the store lacks it. */
 interface WithTables {
   tables(): Tables;
 }
@@ -160,7 +160,7 @@ class MemoryNote implements NoteUnderTest {
   }
 }
 
-/** Plays `runs` generated histories on fresh Notes; a failure's message says how to replay it. */
+/** Plays the generated histories, each on an empty Note; a failure's message says how to replay it. */
 async function playHistories(emptyNote: () => Promise<NoteUnderTest>): Promise<void> {
   const tally: Tally = new Map();
   const start = fc.oneof({ weight: 6, arbitrary: fc.constant<Start>("approved") }, { weight: 1, arbitrary: fc.constant<Start>("created") }, { weight: 1, arbitrary: fc.constant<Start>("empty") });
