@@ -77,6 +77,8 @@ export const URLS: Record<string, { given: string; url: string; normalized: stri
  */
 const DOOR = 0;
 const VALIDATE = 1;
+/** An argument's own check with its own code (a URL that is no page: invalid_url), after the fields' shapes. */
+const PREPARE = 1.5;
 const ACCESS = 2;
 /** Checks of the arguments against the Note (a position within the strip), once the caller may see it. */
 const AGAINST_NOTE = 3;
@@ -216,7 +218,7 @@ export class NoteModel {
       tabs: this.strip.map((t, position) => ({ id: t.id, type: t.type, label: t.label, position, slide_count: t.slide_count })),
       slides: [...this.slides].flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, ...s }))),
       markdown: this.markdown === "" ? [] : [{ id: 1, text: this.markdown }],
-      idempotency: [...this.keys].map(([key, r]) => ({ key, tool: r.tool, result: r.result, created_at: TIME })),
+      idempotency: [...this.keys].map(([key, r]) => ({ key, tool: r.tool, result: r.result, created_at: TIME, fingerprint: FINGERPRINT })),
       sources: this.sources.map((s) => ({ ...s, added_at: TIME })),
       files: this.files.map((f) => ({ ...f, added_at: TIME })),
     };
@@ -373,16 +375,13 @@ export class NoteModel {
   }
 
   #replay(record: KeyRecord, input: Row): Success {
-    const args = argumentsOf(input);
-    // Whether a version alone makes arguments differ is the design's choice; other arguments always do.
-    const differ = args !== record.args ? true : input.expected_version === record.expected_version ? false : null;
+    // The arguments but the version and the key: a resend after a re-read carries a newer version and does not differ.
+    const differ = argumentsOf(input) !== record.args;
     return {
       writes: false,
       check: (value) => {
         const problems = same({ ...record.result, replayed: true }, withoutDiffer(value));
-        if ("arguments_differ" in value && differ !== null && value.arguments_differ !== differ) {
-          problems.push(`arguments_differ: expected ${differ}, got ${show(value.arguments_differ)}`);
-        }
+        if (value.arguments_differ !== differ) problems.push(`arguments_differ: expected ${differ}, got ${show(value.arguments_differ)}`);
         return problems;
       },
       apply: () => {},
@@ -479,7 +478,7 @@ export class NoteModel {
     if (typeof input.url === "string" && known === undefined) throw new Error(`the model knows no URL ${show(input.url)}`);
     const parsed = known?.url === null ? null : (known as { url: string; normalized: string } | undefined);
     const existing = parsed === undefined || parsed === null ? undefined : this.sources.find((s) => s.normalized_url === parsed.normalized);
-    if (parsed === null) failures.push({ code: "invalid_url", stage: TARGET });
+    if (parsed === null) failures.push({ code: "invalid_url", stage: PREPARE });
     else if (existing === undefined && this.meta !== null && this.meta.source_count >= LIMIT.sources) {
       failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "sources_per_note" } });
     }
@@ -778,6 +777,8 @@ interface PersonalPlan {
 const KEYED = new Set(["create_tab", "edit_tab", "add_source"]);
 /** Timestamps are the clock's: the projection replaces each with this mark after checking it is one. */
 export const TIME = "<time>";
+/** Stands for a key record's fingerprint of its arguments: the model checks what it decides, `arguments_differ`. */
+export const FINGERPRINT = "<fingerprint>";
 
 /**
  * The right answers of a plan. Arguments are checked before everything else,
@@ -888,12 +889,14 @@ function isRow(value: unknown): value is Row {
 }
 
 /**
- * A keyed answer without `arguments_differ`, which only a replay may set to
- * true: a first answer (`replay` false) keeps a true, so that it shows as wrong.
+ * A keyed answer without `arguments_differ`, which a replay's check compares
+ * on its own: a first answer (`replay` false) must say false, and anything
+ * else (a true, or nothing) stays in, so that it shows as wrong.
  */
 function withoutDiffer(value: Row, replay = true): Row {
   const { arguments_differ, ...rest } = value;
-  return !replay && arguments_differ !== undefined && arguments_differ !== false ? value : rest;
+  if (replay || arguments_differ === false) return rest;
+  return { ...rest, arguments_differ: arguments_differ ?? "<missing>" };
 }
 
 function withoutTimes(items: unknown): unknown {

@@ -3,7 +3,7 @@
  * table of the object's SQLite database, the real rows projected onto the
  * model's columns, and the rules every state of a Note keeps.
  */
-import { canonical, FIXED, show, TIME, type Row, type Tables } from "./note-model.js";
+import { canonical, FINGERPRINT, FIXED, show, TIME, type Row, type Tables } from "./note-model.js";
 
 /** The tables the model predicts row by row: their columns and primary keys. */
 const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
@@ -12,7 +12,7 @@ const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
   tabs: { columns: ["id", "type", "label", "position", "slide_count"], key: ["id"] },
   slides: { columns: ["tab_id", "idx", "title", "body", "notes"], key: ["tab_id", "idx"] },
   markdown: { columns: ["id", "text"], key: ["id"] },
-  idempotency: { columns: ["key", "tool", "result", "created_at"], key: ["key"] },
+  idempotency: { columns: ["key", "tool", "result", "created_at", "fingerprint"], key: ["key"] },
   sources: { columns: ["seq", "title", "url", "normalized_url", "description", "added_at"], key: ["seq"] },
   files: { columns: ["seq", "name", "media_type", "size_bytes", "added_at"], key: ["seq"] },
 };
@@ -160,9 +160,15 @@ function column(table: string, name: string, value: unknown, problems: string[])
   if (table === "meta" && name === "approved") return value === 1 || value === true;
   if (table === "idempotency" && name === "result") {
     const result = { ...((typeof value === "string" ? JSON.parse(value) : value) as Row) };
-    // Only a replay's answer says its arguments differed: a recorded first result says false, or nothing.
-    if (result.arguments_differ === false) delete result.arguments_differ;
+    // A recorded first result says its arguments did not differ; only a replay's answer may say they did.
+    if (result.arguments_differ !== false) problems.push(`${table}.${name}: arguments_differ is ${show(result.arguments_differ)}, not false`);
+    delete result.arguments_differ;
     return result;
+  }
+  if (table === "idempotency" && name === "fingerprint") {
+    // Its value is the domain's hash; the model checks what it is for: a replay's arguments_differ.
+    if (typeof value !== "string" || !/^[0-9a-f]{16}$/.test(value)) problems.push(`${table}.${name}: ${show(value)} is not 16 hex digits`);
+    return FINGERPRINT;
   }
   return value;
 }

@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 /**
  * One owner of the transaction (issue 10): a rejected call leaves the Note
  * byte-identical, through the real Durable Object, and a failure result rolls

@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import type { CommandName, Input } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
+import { ok } from "../../src/note/result.js";
 import { Run, steps, uncovered, type Answer, type NoteUnderTest, type Start, type Tally } from "../support/note-history.js";
 import type { NoteObject } from "../../src/storage/note-object.js";
 import { NoteModel, type Call, type Tables } from "../support/note-model.js";
@@ -152,6 +153,7 @@ class MemoryNote implements NoteUnderTest {
     this.#store.transaction(() => {
       const meta = this.#store.readMeta();
       if (meta !== null) this.#store.writeMeta({ ...meta, ...counters });
+      return ok(null);
     });
   }
 
