@@ -5,15 +5,9 @@
  *   npm run sim -- [--seed N] [--trials N] [--only 1,3] [--json]
  *   npm run sim -- --live http://127.0.0.1:8787 [--trials N] [--only 3,4,5]
  *
- * In process, experiment 5 runs on a second thread while this one runs the
- * others, when the machine has a second core: each thread compiles only the
- * code of its own experiments (docs/experiments.md). Every job draws from its
- * own seeded streams, so the split changes no figure. `--live` loads the MCP
- * client only then (sim/live.ts).
+ * The MCP client is loaded only for `--live` (sim/live.ts).
  */
-import { availableParallelism } from "node:os";
 import { parseArgs } from "node:util";
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { EXPERIMENTS, runExperiments, sections, toJson, type ExperimentNumber, type Results } from "./experiments.js";
 import { renderMarkdown } from "./report.js";
 import { SPEC_TRIALS, type Settings } from "./settings.js";
@@ -86,49 +80,6 @@ function integer(flag: string, text: string | undefined, min: number, max: numbe
   return n;
 }
 
-/** The experiment the second thread runs: 5, the largest, takes about as long as 1 to 4 less the thread's start. */
-const SECOND_THREAD: ExperimentNumber = 5;
-
-/** What the second thread is given: the run's settings and its experiments. */
-interface ThreadTask {
-  settings: Settings;
-  only: ExperimentNumber[];
-}
-
-/**
- * Runs the chosen experiments in process: SECOND_THREAD on a worker thread,
- * started like this one by the launcher (process.argv[1], scripts/sim.mjs)
- * from the bundle's code cache, and the others on this thread. With one
- * core, or nothing to split, all of them here. Experiments share no results,
- * so the two halves merge as they are.
- */
-async function runSplit(settings: Settings, only: ReadonlySet<ExperimentNumber>): Promise<Results> {
-  const launcher = process.argv[1];
-  const mine = new Set([...only].filter((n) => n !== SECOND_THREAD));
-  if (!only.has(SECOND_THREAD) || mine.size === 0 || availableParallelism() < 2 || launcher === undefined) return runExperiments(settings, only);
-
-  const task: ThreadTask = { settings, only: [SECOND_THREAD] };
-  const worker = new Worker(launcher, { workerData: task });
-  const answered = new Promise<Results>((resolve, reject) => {
-    worker.once("message", resolve);
-    worker.once("error", reject);
-    worker.once("exit", (code) => reject(new Error(`the second simulation thread exited with code ${code} before it answered`)));
-  });
-  let results: Results;
-  try {
-    results = runExperiments(settings, mine);
-  } catch (error) {
-    await worker.terminate();
-    throw error;
-  }
-  return { ...results, ...(await answered) };
-}
-
-/** The second thread: runs its experiments and posts their results. */
-function threadMain(task: ThreadTask): void {
-  parentPort?.postMessage(runExperiments(task.settings, new Set(task.only)));
-}
-
 async function main(): Promise<void> {
   let options: Options | "help";
   try {
@@ -147,13 +98,12 @@ async function main(): Promise<void> {
     const { runLive } = await import("./live.js");
     results = await runLive({ origin: options.live, settings: options.settings, only: options.only, concurrency: options.concurrency, log: (line) => process.stderr.write(`${line}\n`) });
   } else {
-    results = await runSplit(options.settings, options.only);
+    results = runExperiments(options.settings, options.only);
   }
   process.stdout.write(options.json ? `${JSON.stringify(toJson(results, options.only), null, 2)}\n` : renderMarkdown(sections(results, options.only)));
 }
 
-if (!isMainThread) threadMain(workerData as ThreadTask);
-else main().catch((error: unknown) => {
+main().catch((error: unknown) => {
   // A connector that is not there gets a sentence; anything else is a bug and gets its stack.
   const text = error instanceof Error ? (error.name === "LiveSetupError" ? error.message : (error.stack ?? error.message)) : String(error);
   process.stderr.write(`npm run sim: ${text}\n`);
