@@ -21,19 +21,9 @@ export function fmix32(x: number): number {
  * `mix(seed, experiment, unit, attempt)`. Different paths give unrelated values.
  */
 export function mix(seed: number, ...labels: readonly number[]): number {
-  let h = mixSeed(seed);
-  for (let i = 0; i < labels.length; i++) h = mixLabel(h, labels[i] as number);
+  let h = fmix32((seed >>> 0) ^ 0x9e3779b9);
+  for (const label of labels) h = fmix32((h + Math.imul(label >>> 0, 0x27d4eb2f) + 0x165667b1) >>> 0);
   return h;
-}
-
-/** The first step of `mix`: the seed alone. */
-export function mixSeed(seed: number): number {
-  return fmix32((seed >>> 0) ^ 0x9e3779b9);
-}
-
-/** One more step of `mix`: `mix(seed, a, b)` is `mixLabel(mixLabel(mixSeed(seed), a), b)`. */
-export function mixLabel(h: number, label: number): number {
-  return fmix32((h + Math.imul(label >>> 0, 0x27d4eb2f) + 0x165667b1) >>> 0);
 }
 
 /**
@@ -57,14 +47,7 @@ export function hashHex(text: string): string {
   return hex8(h2) + hex8(h1);
 }
 
-/** Two hex digits of each byte 0–255. */
-const HEX_BYTES: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-/**
- * A 32-bit value as eight hex digits, byte by byte: Number#toString(16) of a
- * value above 2^31 (a double to V8) is about ten times slower.
- */
+/** A 32-bit value as eight hex digits. */
 export function hex8(n: number): string {
-  const byte = (shift: number): string => HEX_BYTES[(n >>> shift) & 0xff] as string;
-  return byte(24) + byte(16) + byte(8) + byte(0);
+  return (n >>> 0).toString(16).padStart(8, "0");
 }

@@ -88,7 +88,7 @@ function* wrapListing(script: Script<ListingFigures>): Script<OutlineFigures> {
  */
 export function requestBytes<N extends AgentTool>(id: number, name: N, args: ToolArgs<N>): number {
   inputs[name].parse(args);
-  return utf8Length(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
+  return new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })).length;
 }
 
 /** A counter of the unit's calls and their request bytes. */
@@ -301,18 +301,4 @@ export function outlineSection(result: OutlineResult): Section {
       "any save there makes the try a version conflict, resolved by re-reading with list_note_tabs and retrying with the same key and the new version after another 4 s (each retry counted). " +
       `Expected conflicts per deck = writes × (e^λ − 1), λ = ${decimal(config.thinkSeconds * config.savesPerSecond, 4)}. Listing: the agent cites 120 pages, then pages through list_note_attachments at limit ${config.pageSize}.`,
   };
-}
-
-const encoder = new TextEncoder();
-/** Room for the bytes of the longest body so far: a UTF-16 unit takes at most 3 bytes. */
-let scratch = new Uint8Array(4096);
-
-/**
- * UTF-8 length of a string, encoded into a reused buffer: the encoder's
- * native loop takes a fraction of the time of scanning the body for a
- * non-ASCII character in JavaScript.
- */
-export function utf8Length(text: string): number {
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
-  return encoder.encodeInto(text, scratch).written;
 }

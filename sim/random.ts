@@ -6,7 +6,7 @@
  * depend on how many draws other units made: the in-process and live runs,
  * and the policies compared on one table, see the same random events.
  */
-import { hex8, mix, mixLabel, mixSeed } from "./hash.js";
+import { hex8, mix } from "./hash.js";
 
 /**
  * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator): 128 bits of
@@ -24,11 +24,9 @@ export class Random {
   #d = 1;
 
   constructor(seed32: number) {
-    // mix(seed32, 1), mix(seed32, 2) and mix(seed32, 3), sharing their first step.
-    const h = mixSeed(seed32);
-    this.#a = mixLabel(h, 1);
-    this.#b = mixLabel(h, 2);
-    this.#c = mixLabel(h, 3);
+    this.#a = mix(seed32, 1);
+    this.#b = mix(seed32, 2);
+    this.#c = mix(seed32, 3);
     // Warm-up, as sfc32's author recommends, so nearby seeds diverge at once.
     for (let i = 0; i < 12; i++) this.uint32();
   }
@@ -96,14 +94,10 @@ export class Random {
 
   /** A version-4 UUID made of this stream's bits: unique per draw, yet reproducible. */
   uuid(): string {
-    const a = hex8(this.uint32());
-    const b = hex8(this.uint32());
-    const c = this.uint32();
-    const d = hex8(this.uint32());
+    const hex = [this.uint32(), this.uint32(), this.uint32(), this.uint32()].map(hex8).join("");
     // Version nibble 4; variant bits 10 in the top of the fourth group.
-    const variant = (((c >>> 28) & 0x3) | 0x8).toString(16);
-    const cHex = hex8(c);
-    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${cHex.slice(1, 4)}-${cHex.slice(4)}${d}`;
+    const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
   }
 }
 
