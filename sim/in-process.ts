@@ -3,8 +3,9 @@
  * step runs the tool's Note operation (the command `src/mcp/tools.ts` wires
  * it to) with the note ID taken off, as the MCP server does; each person's
  * step runs the app's operation. The Note validates every argument itself, so
- * skipping the zod edge here changes no answer (experiment 5 still parses
- * every request it counts, and `--live` goes through the edge).
+ * skipping the zod edge here changes no answer (`--live` goes through the
+ * edge, and test/unit/sim.test.ts parses every request of the experiments with
+ * the tools' input schemas).
  */
 import type { Caller, CommandName, Input } from "../src/note/commands.js";
 import { MemoryNoteStore } from "../src/note/memory-store.js";

@@ -5,11 +5,14 @@
  * holds trial by trial; experiment 3 runs whole (it is small).
  */
 import { describe, expect, it } from "vitest";
+import { inputs } from "../../src/mcp/schemas.js";
 import { TOOLS_BY_NAME } from "../../src/mcp/tools.js";
 import { EXPERIMENTS, makePlan, runExperiments, sections, toJson, jobsOf, runJob, collect, assemble, type Results } from "../../sim/experiments.js";
+import { World } from "../../sim/in-process.js";
 import { handlesChunks, handlesConfig, handlesResult, runHandles, runHandlesChunk, type HandlesResult } from "../../sim/handles.js";
 import { expNeg, stream } from "../../sim/random.js";
 import { renderMarkdown } from "../../sim/report.js";
+import { IN_PROCESS_TAG, type Reply, type Step, type Unit } from "../../sim/script.js";
 import { requestBytes } from "../../sim/outline.js";
 import { spell, SPELLINGS } from "../../sim/sources.js";
 import { SEVEN_SPELLINGS } from "../support/spellings.js";
@@ -155,10 +158,44 @@ describe("experiment 5: a whole deck in one outline call", () => {
     expect(scaledRun().outline?.listing).toMatchObject({ sources: 120, page_size: 50, calls: 3, items_per_call: [50, 50, 20] });
   });
 
-  it("counts a request only after the tool's real schema accepted it", () => {
-    const args = { note_id: "n1", expected_version: 2, idempotency_key: "k", tab_id: "slides-1-x", operation: "slide_add" as const, title: "A" };
-    expect(requestBytes(1, "edit_note_tab", args)).toBe(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "edit_note_tab", arguments: args } }).length);
-    expect(() => requestBytes(1, "edit_note_tab", { ...args, index: 0 } as typeof args)).toThrow();
+  it("counts a request as its JSON-RPC body's UTF-8 bytes", () => {
+    const args = { note_id: "n1", expected_version: 2, idempotency_key: "k", tab_id: "slides-1-x", operation: "slide_add" as const, title: "Café" };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "edit_note_tab", arguments: args } });
+    // "é" is one UTF-16 unit and two bytes.
+    expect(requestBytes(1, "edit_note_tab", args)).toBe(body.length + 1);
+  });
+});
+
+/** The in-process World behind the edge of a live run: every agent step's arguments parsed by the tool's input schema first. */
+class EdgeWorld extends World {
+  readonly refused: { tool: string; args: unknown; problems: string[] }[] = [];
+  parsed = 0;
+
+  override answer(step: Step): Reply {
+    if (step.kind === "agent") {
+      const parsed = inputs[step.tool].safeParse(step.args);
+      this.parsed += 1;
+      if (!parsed.success) this.refused.push({ tool: step.tool, args: step.args, problems: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`) });
+    }
+    return super.answer(step);
+  }
+}
+
+describe("the requests", () => {
+  it("every tool call experiments 3, 4 and 5 send is one the tool's input schema accepts, as a live run's edge does", () => {
+    const plan = makePlan({ trials: 100 }, new Set([3, 4, 5]));
+    const units: Unit<unknown>[] = [...(plan.idempotency?.units ?? []), ...(plan.sources?.units ?? []), ...(plan.outline?.units ?? [])];
+    const refused: EdgeWorld["refused"] = [];
+    let parsed = 0;
+    for (const unit of units) {
+      const world = new EdgeWorld(unit.counterfactual);
+      world.run(unit.script(IN_PROCESS_TAG));
+      refused.push(...world.refused);
+      parsed += world.parsed;
+    }
+    expect(refused).toEqual([]);
+    // Experiment 3 alone sends over 2,000 calls.
+    expect(parsed).toBeGreaterThan(2_000);
   });
 });
 
