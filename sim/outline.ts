@@ -64,19 +64,11 @@ export function outlineUnits(config: OutlineConfig): Unit<OutlineFigures>[] {
   const units: Unit<OutlineFigures>[] = [];
   for (const strategy of STRATEGIES) {
     for (let deck = 0; deck < config.decks; deck++) {
-      units.push({ script: (tag) => wrapDeck(writeDeck(config, strategy, deck, tag)) });
+      units.push({ script: (tag) => writeDeck(config, strategy, deck, tag) });
     }
   }
-  units.push({ script: (tag) => wrapListing(listSources(config, tag)) });
+  units.push({ script: (tag) => listSources(config, tag) });
   return units;
-}
-
-function* wrapDeck(script: Script<DeckFigures>): Script<OutlineFigures> {
-  return { kind: "deck", figures: yield* script };
-}
-
-function* wrapListing(script: Script<ListingFigures>): Script<OutlineFigures> {
-  return { kind: "listing", figures: yield* script };
 }
 
 const encoder = new TextEncoder();
@@ -112,7 +104,7 @@ class Meter {
  * version, after another 4 s. Write w's tries draw from (seed, deck, w), the
  * same for both strategies.
  */
-function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag: string): Script<DeckFigures> {
+function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag: string): Script<OutlineFigures> {
   const noteId = noteIdFor(5, tag, `${strategy}-${String(deck).padStart(4, "0")}`);
   yield* setUpNote(noteId, `Experiment 5: deck ${deck}`);
   const meter = new Meter();
@@ -169,11 +161,11 @@ function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag
   if (figures.slides !== DECK.length) throw new Error(`deck ${deck} ended with ${figures.slides} slides, not ${DECK.length}`);
   figures.calls = meter.calls;
   figures.bytes = meter.bytes;
-  return figures;
+  return { kind: "deck", figures };
 }
 
 /** A Note with `sources` sources (cited by the agent), then listed from the start at the largest page size. */
-function* listSources(config: OutlineConfig, tag: string): Script<ListingFigures> {
+function* listSources(config: OutlineConfig, tag: string): Script<OutlineFigures> {
   const noteId = noteIdFor(5, tag, "listing");
   yield* setUpNote(noteId, "Experiment 5: 120 sources");
   let version = expectOk(yield* agent("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
@@ -195,7 +187,7 @@ function* listSources(config: OutlineConfig, tag: string): Script<ListingFigures
     if (page.next_cursor === null) break;
     cursor = page.next_cursor;
   }
-  return { sources: config.sources, page_size: config.pageSize, calls: meter.calls, items_per_call: perCall, bytes: meter.bytes };
+  return { kind: "listing", figures: { sources: config.sources, page_size: config.pageSize, calls: meter.calls, items_per_call: perCall, bytes: meter.bytes } };
 }
 
 export interface OutlineRow {

@@ -181,20 +181,21 @@ function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, dedupe
   // Measured, not part of the agent's calls: the Sources tab as the server keeps it.
   const stored = yield* listSources(noteId);
   figures.stored = stored.length;
-  const seen = new Map<string, string[]>();
+  /** Per page: what a browser-style comparison sees of each stored copy's URL as written. */
+  const seen = new Map<string, (string | null)[]>();
   for (const source of stored) {
     const written = committed.get(source.id);
     if (written === undefined) throw new Error(`source ${source.id} was committed by no answer the harness saw`);
     const page = normalizedUrl(source.url);
+    const href = browserHref(written);
     const earlier = seen.get(page);
     if (earlier === undefined) {
-      seen.set(page, [written]);
+      seen.set(page, [href]);
       continue;
     }
     figures.duplicates += 1;
-    const href = browserHref(written);
-    if (href !== null && earlier.some((e) => browserHref(e) === href)) figures.caught_by_href += 1;
-    earlier.push(written);
+    if (href !== null && earlier.includes(href)) figures.caught_by_href += 1;
+    earlier.push(href);
   }
   return figures;
 }
