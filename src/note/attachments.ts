@@ -9,7 +9,7 @@ import type { NoteContext } from "./context.js";
 import { decodeCursor, encodeCursor, type AttachmentKind } from "./cursor.js";
 import { invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { personChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { sourceId } from "./sources.js";
 import { Checks, fields } from "./validate.js";
@@ -54,21 +54,23 @@ function page(ctx: NoteContext, kind: AttachmentKind, after: number, limit: numb
 
 /** The person records a file's metadata (the file itself lives in the app). */
 export function addFile(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"add_file">>(ctx, caller, input, {
-    fields: ["name", "media_type", "size_bytes"],
-    validate: (i, checks) => {
-      checks.text("name", i.name, LIMITS.fileNameLength, { required: true, nonBlank: true });
-      checks.text("media_type", i.media_type, LIMITS.mediaTypeLength, { required: true, nonBlank: true });
-      if (typeof i.media_type === "string" && !/^[\w.+-]+\/[\w.+-]+$/.test(i.media_type)) checks.add("media_type", 'must look like "type/subtype"');
-      checks.integer("size_bytes", i.size_bytes, 0, LIMITS.fileSizeBytes, true);
-    },
-    apply: (meta, i) => {
-      if (meta.file_count >= LIMITS.filesPerNote) return fail(limitExceeded("files_per_note", LIMITS.filesPerNote, "This Note has as many files as it may"));
-      const seq = ctx.store.insertFile({ name: i.name.trim(), media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() });
-      return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq) });
-    },
-  });
+  return personChange(ADD_FILE, ctx, caller, input);
 }
+
+const ADD_FILE: PersonChange<Input<"add_file">> = {
+  fields: ["name", "media_type", "size_bytes"],
+  validate: (i, checks) => {
+    checks.text("name", i.name, LIMITS.fileNameLength, { required: true, nonBlank: true });
+    checks.text("media_type", i.media_type, LIMITS.mediaTypeLength, { required: true, nonBlank: true });
+    if (typeof i.media_type === "string" && !/^[\w.+-]+\/[\w.+-]+$/.test(i.media_type)) checks.add("media_type", 'must look like "type/subtype"');
+    checks.integer("size_bytes", i.size_bytes, 0, LIMITS.fileSizeBytes, true);
+  },
+  apply: (ctx, meta, i) => {
+    if (meta.file_count >= LIMITS.filesPerNote) return fail(limitExceeded("files_per_note", LIMITS.filesPerNote, "This Note has as many files as it may"));
+    const seq = ctx.store.insertFile({ name: i.name.trim(), media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() });
+    return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq) });
+  },
+};
 
 function fileId(seq: number): string {
   return `file-${seq}`;

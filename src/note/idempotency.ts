@@ -6,6 +6,7 @@
  */
 import type { KeyedCommand } from "./commands.js";
 import { fail, ok, type Result } from "./result.js";
+import { SLIDE_FIELDS } from "./validate.js";
 import type { NoteStore } from "./store.js";
 
 /** What every keyed write's result adds to its change. */
@@ -38,40 +39,58 @@ export function replay(store: NoteStore, tool: KeyedCommand, key: string, finger
 }
 
 /**
- * A fingerprint of a write's arguments, what the key's intent is about: every
- * field but the version (a resend after a re-read carries a newer one) and
- * the key itself. 64 bits of two hash lanes over canonical JSON: it tells a
- * resend that changed something from one that did not; it is no security
- * boundary (a caller can only confuse itself).
+ * A fingerprint of a write's validated arguments, what the key's intent is
+ * about: the write's own fields in their fixed order (and a slide's), not the
+ * version (a resend after a re-read carries a newer one) nor the key itself,
+ * so the caller's order of fields never matters. 64 bits of two hash lanes,
+ * fed each value with a tag and its length, so that no two different
+ * arguments feed the same units. It tells a resend that changed something
+ * from one that did not; it is no security boundary (a caller can only
+ * confuse itself).
  */
-export function fingerprint(args: Readonly<Record<string, unknown>>): string {
-  const { expected_version: _version, idempotency_key: _key, ...intent } = args;
-  return hash64(canonicalJson(intent));
+export function fingerprint(args: Readonly<Record<string, unknown>>, fields: readonly string[]): string {
+  const hash = new Hash64();
+  for (const name of fields) hash.value(args[name]);
+  return hash.hex();
 }
 
-/** JSON with every object's keys in sorted order, so field order never matters. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+/** Two 32-bit lanes over 16-bit units: FNV-1a, and a multiply-xorshift with another prime. */
+class Hash64 {
+  #a = 0x811c9dc5;
+  #b = 0x9e3779b9;
 
-/** Two 32-bit lanes over the UTF-16 code units: FNV-1a, and a multiply-xorshift with another prime. */
-function hash64(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x9e3779b9 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0x5bd1e995);
-    b ^= b >>> 15;
+  /** The values validated arguments hold: absent, text, numbers, booleans, lists of slides. */
+  value(value: unknown): void {
+    if (value === undefined) return this.#unit(0);
+    if (typeof value === "string") return this.#text(1, value);
+    if (typeof value === "number" || typeof value === "boolean") return this.#text(2, String(value));
+    if (Array.isArray(value)) {
+      this.#unit(3);
+      this.#unit(value.length);
+      for (const item of value) this.value(item);
+      return;
+    }
+    const slide = value as Readonly<Record<string, unknown>>;
+    this.#unit(4);
+    for (const name of SLIDE_FIELDS) this.value(slide[name]);
   }
-  return hex32(a) + hex32(b);
+
+  hex(): string {
+    return hex32(this.#a) + hex32(this.#b);
+  }
+
+  #text(tag: number, text: string): void {
+    this.#unit(tag);
+    this.#unit(text.length >>> 16);
+    this.#unit(text.length & 0xffff);
+    for (let i = 0; i < text.length; i++) this.#unit(text.charCodeAt(i));
+  }
+
+  #unit(unit: number): void {
+    this.#a = Math.imul(this.#a ^ unit, 0x01000193);
+    this.#b = Math.imul(this.#b ^ unit, 0x5bd1e995);
+    this.#b ^= this.#b >>> 15;
+  }
 }
 
 function hex32(n: number): string {

@@ -8,21 +8,28 @@
 import { openNote } from "./access.js";
 import type { Caller, KeyedCommand, Output } from "./commands.js";
 import type { NoteContext } from "./context.js";
-import { fingerprint, replay, type WriteOutcome } from "./idempotency.js";
+import { fingerprint, replay } from "./idempotency.js";
 import { ok, type Result } from "./result.js";
 import type { NoteMeta } from "./store.js";
 import { Checks, fields } from "./validate.js";
-import { checkVersion, commitVersion } from "./version.js";
+import { checkVersion, commitVersion, nextVersion } from "./version.js";
 
-/** A write's own result, before the pipeline adds the version and the replay flags. */
-export type Change<K extends KeyedCommand> = Omit<Output<K>, keyof WriteOutcome>;
+/**
+ * What a write's target step decided: a change to commit, with the Note's
+ * meta after it and the write's first result (at the version it commits as,
+ * not replayed), or an answer that writes nothing.
+ */
+export type KeyedApplied<K extends KeyedCommand> = { commit: true; meta: NoteMeta; result: Output<K> } | { commit: false; answer: Output<K> };
 
-/** What a write's target step decided: a change to commit (with the Note's meta after it), or an answer without one. */
-export type KeyedApplied<K extends KeyedCommand> = { commit: true; change: Change<K>; meta: NoteMeta } | { commit: false; answer: Output<K> };
-
+/** An agent write's rules: module-level data, one per tool, that the pipeline runs in its order. */
 export interface KeyedWrite<K extends KeyedCommand, I, P> {
-  /** The write's own fields; any other but `expected_version` and `idempotency_key` is refused. */
-  fields: readonly string[];
+  readonly tool: K;
+  /**
+   * The write's own fields, in a fixed order; any other but `expected_version`
+   * and `idempotency_key` is refused. With the fields of a slide, they are
+   * also what the arguments' fingerprint covers, in this order.
+   */
+  readonly fields: readonly string[];
   /** Checks of the write's own fields (the pipeline checks the version's and the key's). */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
   /**
@@ -31,20 +38,23 @@ export interface KeyedWrite<K extends KeyedCommand, I, P> {
    * check, so before access, the key and the version.
    */
   prepare: (input: I) => Result<P>;
-  /** The target checks and the change, over the meta read at the start; runs only for a new, current call. */
-  apply: (meta: NoteMeta, input: P) => Result<KeyedApplied<K>>;
+  /**
+   * The target checks and the change, over the meta read at the start; runs
+   * only for a new, current call. `version` is the one the change commits as.
+   */
+  apply: (ctx: NoteContext, meta: NoteMeta, input: P, version: number) => Result<KeyedApplied<K>>;
 }
 
 /** `prepare` for a write whose fields, once valid, are all it needs. */
 export const asGiven = <I>(input: I): Result<I> => ok(input);
 
 export function keyedWrite<K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }, P>(
+  write: KeyedWrite<K, I, P>,
   ctx: NoteContext,
-  tool: K,
   caller: Caller,
   input: unknown,
-  write: KeyedWrite<K, I, P>,
 ): Result<Output<K>> {
+  const { tool } = write;
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
@@ -66,18 +76,18 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
     const conflict = checkVersion(args.expected_version, meta.version);
     if (conflict !== null) return conflict;
   }
-  const print = fingerprint(given.value);
+  const print = fingerprint(given.value, write.fields);
   const first = replay(ctx.store, tool, args.idempotency_key, print);
   // The record holds this tool's own first result.
   if (first !== null) return first as Result<Output<K>>;
   const conflict = checkVersion(args.expected_version, meta.version);
   if (conflict !== null) return conflict;
 
-  const applied = write.apply(meta, prepared.value);
+  const applied = write.apply(ctx, meta, prepared.value, nextVersion(meta));
   if (!applied.ok) return applied;
   if (!applied.value.commit) return ok(applied.value.answer);
-  const version = commitVersion(ctx.store, applied.value.meta);
-  const result = { ...applied.value.change, version, replayed: false, arguments_differ: false } as Output<K>;
+  const { result } = applied.value;
+  commitVersion(ctx.store, applied.value.meta);
   ctx.store.recordIdempotency({ key: args.idempotency_key, tool, fingerprint: print, result, created_at: ctx.now() });
   return ok(result);
 }

@@ -58,13 +58,12 @@ export class MemoryNoteStore implements NoteStore {
   }
 
   readMeta(): NoteMeta | null {
-    return this.#meta === null ? null : { ...this.#meta };
+    return this.#meta === null ? null : metaRow(this.#meta, this.#meta);
   }
   writeMeta(meta: NoteMeta): void {
     const old = this.#meta;
     this.#onUndo(() => (this.#meta = old));
-    // As SQLite's upsert: the Note's ID and creation time are written once.
-    this.#meta = old === null ? { ...meta } : { ...meta, note_id: old.note_id, created_at: old.created_at };
+    this.#meta = metaRow(meta, old ?? meta);
   }
 
   isMember(user: string): boolean {
@@ -227,8 +226,23 @@ export class MemoryNoteStore implements NoteStore {
   }
 }
 
-function copyRecord(record: IdempotencyRecord): IdempotencyRecord {
-  return { ...record, result: { ...record.result } };
+/** The meta row column by column, as SQLite's upsert writes it: the Note's ID and creation time once, from `first`. */
+function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
+  return {
+    note_id: first.note_id,
+    title: meta.title,
+    version: meta.version,
+    approved: meta.approved,
+    next_tab_n: meta.next_tab_n,
+    tab_count: meta.tab_count,
+    source_count: meta.source_count,
+    file_count: meta.file_count,
+    created_at: first.created_at,
+  };
+}
+
+function copyRecord(r: IdempotencyRecord): IdempotencyRecord {
+  return { key: r.key, tool: r.tool, fingerprint: r.fingerprint, result: { ...r.result }, created_at: r.created_at };
 }
 
 /** SQLite's BINARY order of UTF-8 text, which is code point order (UTF-16's `<` puts U+10000 and up before U+E000). */

@@ -15,18 +15,19 @@ import { checkVersion, commitVersion } from "./version.js";
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
 export type PersonApplied = "unchanged" | ({ meta?: NoteMeta } & Omit<Partial<Changed>, "note_id" | "version">);
 
+/** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
   /** The change's own fields; any other but `expected_version` is refused. */
-  fields: readonly string[];
+  readonly fields: readonly string[];
   /** Checks of the change's own fields (the pipeline checks `expected_version`). */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
   /** The change itself, over the meta read at the start; runs only when every check passed. */
-  apply: (meta: NoteMeta, input: I) => Result<PersonApplied>;
+  apply: (ctx: NoteContext, meta: NoteMeta, input: I) => Result<PersonApplied>;
   /** Whether the members' directories show what this changes (approval, membership). */
-  tellsMembers?: boolean;
+  readonly tellsMembers?: boolean;
 }
 
-export function personChange<I>(ctx: NoteContext, caller: Caller, input: unknown, change: PersonChange<I>): Result<Changed> {
+export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
@@ -45,7 +46,7 @@ export function personChange<I>(ctx: NoteContext, caller: Caller, input: unknown
     if (conflict !== null) return conflict;
   }
 
-  const applied = change.apply(meta, given.value as I);
+  const applied = change.apply(ctx, meta, given.value as I);
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
   const { meta: changed = meta, ...details } = applied.value;

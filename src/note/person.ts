@@ -7,7 +7,7 @@ import type { Caller, Changed, Input, NoteSummary, WholeNote } from "./commands.
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
 import { LIMITS } from "./limits.js";
-import { personChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { numbered } from "./slides.js";
 import type { NoteMeta } from "./store.js";
@@ -70,36 +70,42 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
 
 /** The person approves the Note for connectors, or revokes it; the members' directories learn it. */
 export function setApproval(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"set_approval">>(ctx, caller, input, {
-    fields: ["approved"],
-    validate: (i, checks) => checks.boolean("approved", i.approved),
-    apply: (meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
-    tellsMembers: true,
-  });
+  return personChange(SET_APPROVAL, ctx, caller, input);
 }
+
+const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
+  fields: ["approved"],
+  validate: (i, checks) => checks.boolean("approved", i.approved),
+  apply: (_ctx, meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
+  tellsMembers: true,
+};
 
 /** A new member may use the Note in the app and, once it is approved, through connectors. */
 export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"add_member">>(ctx, caller, input, {
-    fields: ["user"],
-    validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true }),
-    apply: (_meta, i) => {
-      if (ctx.store.isMember(i.user)) return ok("unchanged");
-      ctx.store.addMember(i.user, "editor");
-      return ok({});
-    },
-    tellsMembers: true,
-  });
+  return personChange(ADD_MEMBER, ctx, caller, input);
 }
 
+const ADD_MEMBER: PersonChange<Input<"add_member">> = {
+  fields: ["user"],
+  validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true }),
+  apply: (ctx, _meta, i) => {
+    if (ctx.store.isMember(i.user)) return ok("unchanged");
+    ctx.store.addMember(i.user, "editor");
+    return ok({});
+  },
+  tellsMembers: true,
+};
+
 export function setMarkdown(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"set_markdown">>(ctx, caller, input, {
-    fields: ["text"],
-    validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
-    apply: (_meta, i) => {
-      if (ctx.store.markdown() === i.text) return ok("unchanged");
-      ctx.store.writeMarkdown(i.text);
-      return ok({});
-    },
-  });
+  return personChange(SET_MARKDOWN, ctx, caller, input);
 }
+
+const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
+  fields: ["text"],
+  validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
+  apply: (ctx, _meta, i) => {
+    if (ctx.store.markdown() === i.text) return ok("unchanged");
+    ctx.store.writeMarkdown(i.text);
+    return ok({});
+  },
+};

@@ -6,9 +6,9 @@
 import type { Caller, Changed, EditedTab, Input, SlideInput, SlideOutput } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
-import { asGiven, keyedWrite } from "./keyed-write.js";
+import { asGiven, keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
-import { personChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import type { Slide } from "./store.js";
 import { findTab, summary } from "./tabs.js";
@@ -17,61 +17,67 @@ const EDIT_OPERATIONS = ["slide_add", "slides_add_outline"] as const;
 
 /** `edit_note_tab`: appends slides to the slides tab with this exact ID. */
 export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Result<EditedTab> {
-  return keyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">>(ctx, "edit_tab", caller, input, {
-    fields: ["tab_id", "operation", "title", "body", "notes", "slides"],
-    validate: (i, checks) => {
-      checks.tabId("tab_id", i.tab_id);
-      checks.oneOf("operation", i.operation, EDIT_OPERATIONS);
-      if (i.operation === "slide_add") {
-        checks.slide(i);
-        if (i.slides !== undefined) checks.add("slides", "not allowed with slide_add; use slides_add_outline");
-      } else if (i.operation === "slides_add_outline") {
-        checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
-        for (const field of ["title", "body", "notes"] as const) {
-          if (i[field] !== undefined) checks.add(field, "not allowed with slides_add_outline; put slides in `slides`");
-        }
-      }
-    },
-    prepare: asGiven,
-    apply: (meta, i) => {
-      const found = findTab(ctx.store, i.tab_id);
-      if (!found.ok) return found;
-      const tab = found.value;
-      if (tab.type !== "slides") {
-        return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab; edit_note_tab adds slides to slides tabs only.`));
-      }
-      const added = i.operation === "slide_add" ? [toSlide({ title: i.title ?? "", body: i.body, notes: i.notes })] : (i.slides ?? []).map(toSlide);
-      const count = tab.slide_count + added.length;
-      if (count > LIMITS.slidesPerTab) {
-        return fail(limitExceeded("slides_per_tab", LIMITS.slidesPerTab, `Tab "${tab.id}" has ${tab.slide_count} slides; ${added.length} more would pass the limit`));
-      }
-      ctx.store.appendSlides(tab.id, tab.slide_count, added);
-      ctx.store.updateTab({ ...tab, slide_count: count });
-      return ok({ commit: true, meta, change: { note_id: ctx.id, tab_id: tab.id, slides_added: added.length, slide_count: count } });
-    },
-  });
+  return keyedWrite(EDIT_TAB, ctx, caller, input);
 }
+
+const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
+  tool: "edit_tab",
+  fields: ["tab_id", "operation", "title", "body", "notes", "slides"],
+  validate: (i, checks) => {
+    checks.tabId("tab_id", i.tab_id);
+    checks.oneOf("operation", i.operation, EDIT_OPERATIONS);
+    if (i.operation === "slide_add") {
+      checks.slide(i);
+      if (i.slides !== undefined) checks.add("slides", "not allowed with slide_add; use slides_add_outline");
+    } else if (i.operation === "slides_add_outline") {
+      checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
+      for (const field of ["title", "body", "notes"] as const) {
+        if (i[field] !== undefined) checks.add(field, "not allowed with slides_add_outline; put slides in `slides`");
+      }
+    }
+  },
+  prepare: asGiven,
+  apply: (ctx, meta, i, version) => {
+    const found = findTab(ctx.store, i.tab_id);
+    if (!found.ok) return found;
+    const tab = found.value;
+    if (tab.type !== "slides") {
+      return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab; edit_note_tab adds slides to slides tabs only.`));
+    }
+    const added = i.operation === "slide_add" ? [toSlide({ title: i.title ?? "", body: i.body, notes: i.notes })] : (i.slides ?? []).map(toSlide);
+    const count = tab.slide_count + added.length;
+    if (count > LIMITS.slidesPerTab) {
+      return fail(limitExceeded("slides_per_tab", LIMITS.slidesPerTab, `Tab "${tab.id}" has ${tab.slide_count} slides; ${added.length} more would pass the limit`));
+    }
+    ctx.store.appendSlides(tab.id, tab.slide_count, added);
+    ctx.store.updateTab({ ...tab, slide_count: count });
+    const result = { note_id: ctx.id, tab_id: tab.id, slides_added: added.length, slide_count: count, version, replayed: false, arguments_differ: false };
+    return ok({ commit: true, meta, result });
+  },
+};
 
 /** The person replaces a deck's slides in the app. */
 export function setSlides(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"set_slides">>(ctx, caller, input, {
-    fields: ["tab_id", "slides"],
-    validate: (i, checks) => {
-      checks.tabId("tab_id", i.tab_id);
-      checks.slides("slides", i.slides, 0, LIMITS.slidesPerTab);
-    },
-    apply: (_meta, i) => {
-      const found = findTab(ctx.store, i.tab_id);
-      if (!found.ok) return found;
-      const tab = found.value;
-      if (tab.type !== "slides") return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab, not a slides tab.`));
-      ctx.store.replaceSlides(tab.id, i.slides.map(toSlide));
-      const updated = { ...tab, slide_count: i.slides.length };
-      ctx.store.updateTab(updated);
-      return ok({ tab: summary(updated) });
-    },
-  });
+  return personChange(SET_SLIDES, ctx, caller, input);
 }
+
+const SET_SLIDES: PersonChange<Input<"set_slides">> = {
+  fields: ["tab_id", "slides"],
+  validate: (i, checks) => {
+    checks.tabId("tab_id", i.tab_id);
+    checks.slides("slides", i.slides, 0, LIMITS.slidesPerTab);
+  },
+  apply: (ctx, _meta, i) => {
+    const found = findTab(ctx.store, i.tab_id);
+    if (!found.ok) return found;
+    const tab = found.value;
+    if (tab.type !== "slides") return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab, not a slides tab.`));
+    ctx.store.replaceSlides(tab.id, i.slides.map(toSlide));
+    const updated = { ...tab, slide_count: i.slides.length };
+    ctx.store.updateTab(updated);
+    return ok({ tab: summary(updated) });
+  },
+};
 
 /** A slide as stored: the title trimmed, absent text as empty text. */
 export function toSlide(input: SlideInput): Slide {

@@ -6,7 +6,7 @@
 import type { AddedSource, Caller, Input } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { limitExceeded } from "./errors.js";
-import { keyedWrite } from "./keyed-write.js";
+import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
 import { parseSourceUrl, type ParsedUrl } from "./url.js";
@@ -15,52 +15,62 @@ type ParsedPage = Extract<ParsedUrl, { ok: true }>;
 
 /** `add_note_source`. */
 export function addSource(ctx: NoteContext, caller: Caller, input: unknown): Result<AddedSource> {
-  return keyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }>(ctx, "add_source", caller, input, {
-    fields: ["title", "url", "description"],
-    validate: (i, checks) => {
-      checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
-      // The URL's characters are parseSourceUrl's to judge, as invalid_url.
-      if (typeof i.url !== "string") checks.add("url", i.url === undefined ? "required" : "must be a string");
-      checks.text("description", i.description, LIMITS.sourceDescriptionLength);
-    },
-    prepare: (i) => {
-      const parsed = parseSourceUrl(i.url);
-      if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: i.url, reason: parsed.reason });
-      return ok({ ...i, page: parsed });
-    },
-    apply: (meta, i) => {
-      const parsed = i.page;
-      const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
-      if (existing !== null) {
-        return ok({
-          commit: false,
-          answer: {
-            note_id: ctx.id,
-            source_id: sourceId(existing.seq),
-            title: existing.title,
-            url: existing.url,
-            normalized_url: existing.normalized_url,
-            already_attached: true,
-            version: meta.version,
-            replayed: false,
-            arguments_differ: false,
-          },
-        });
-      }
-      if (meta.source_count >= LIMITS.sourcesPerNote) {
-        return fail(limitExceeded("sources_per_note", LIMITS.sourcesPerNote, "This Note has as many sources as it may"));
-      }
-      const title = i.title.trim();
-      const source = { title, url: parsed.url, normalized_url: parsed.normalized, description: i.description ?? "", added_at: ctx.now() };
-      const seq = ctx.store.insertSource(source);
-      return ok({
-        commit: true,
-        meta: { ...meta, source_count: meta.source_count + 1 },
-        change: { note_id: ctx.id, source_id: sourceId(seq), title, url: parsed.url, normalized_url: parsed.normalized, already_attached: false },
-      });
-    },
-  });
+  return keyedWrite(ADD_SOURCE, ctx, caller, input);
 }
+
+const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }> = {
+  tool: "add_source",
+  fields: ["title", "url", "description"],
+  validate: (i, checks) => {
+    checks.text("title", i.title, LIMITS.sourceTitleLength, { required: true, nonBlank: true });
+    // The URL's characters are parseSourceUrl's to judge, as invalid_url.
+    if (typeof i.url !== "string") checks.add("url", i.url === undefined ? "required" : "must be a string");
+    checks.text("description", i.description, LIMITS.sourceDescriptionLength);
+  },
+  prepare: (i) => {
+    const parsed = parseSourceUrl(i.url);
+    if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: i.url, reason: parsed.reason });
+    return ok({ ...i, page: parsed });
+  },
+  apply: (ctx, meta, i, version) => {
+    const parsed = i.page;
+    const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
+    if (existing !== null) {
+      return ok({
+        commit: false,
+        answer: {
+          note_id: ctx.id,
+          source_id: sourceId(existing.seq),
+          title: existing.title,
+          url: existing.url,
+          normalized_url: existing.normalized_url,
+          already_attached: true,
+          version: meta.version,
+          replayed: false,
+          arguments_differ: false,
+        },
+      });
+    }
+    if (meta.source_count >= LIMITS.sourcesPerNote) {
+      return fail(limitExceeded("sources_per_note", LIMITS.sourcesPerNote, "This Note has as many sources as it may"));
+    }
+    const title = i.title.trim();
+    const source = { title, url: parsed.url, normalized_url: parsed.normalized, description: i.description ?? "", added_at: ctx.now() };
+    const seq = ctx.store.insertSource(source);
+    const result = {
+      note_id: ctx.id,
+      source_id: sourceId(seq),
+      title,
+      url: parsed.url,
+      normalized_url: parsed.normalized,
+      already_attached: false,
+      version,
+      replayed: false,
+      arguments_differ: false,
+    };
+    return ok({ commit: true, meta: { ...meta, source_count: meta.source_count + 1 }, result });
+  },
+};
 
 export function sourceId(seq: number): string {
   return `source-${seq}`;

@@ -7,9 +7,9 @@ import { openNote } from "./access.js";
 import type { Caller, Changed, CreatedTab, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
-import { asGiven, keyedWrite } from "./keyed-write.js";
+import { asGiven, keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
-import { personChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { numbered, toSlide } from "./slides.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
@@ -49,101 +49,118 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 
 /** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
 export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Result<CreatedTab> {
-  return keyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">>(ctx, "create_tab", caller, input, {
-    fields: ["tab_type", "label", "slides"],
-    validate: (i, checks) => {
-      checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
-      checks.label("label", i.label, false);
-      if (i.slides === undefined) return;
-      // An empty deck omits `slides`; an empty list is a mistake more often than a choice.
-      checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
-      if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides");
-    },
-    prepare: asGiven,
-    apply: (meta, i) => {
-      const room = roomForTab(meta);
-      if (!room.ok) return room;
-      const slides = (i.slides ?? []).map(toSlide);
-      const added = appendTab(ctx, meta, i.tab_type, i.label, slides);
-      const { tab } = added;
-      return ok({
-        commit: true,
-        meta: added.meta,
-        change: { note_id: ctx.id, tab_id: tab.id, tab_type: i.tab_type, label: tab.label, position: tab.position, slide_count: tab.slide_count },
-      });
-    },
-  });
+  return keyedWrite(CREATE_TAB, ctx, caller, input);
 }
+
+const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">> = {
+  tool: "create_tab",
+  fields: ["tab_type", "label", "slides"],
+  validate: (i, checks) => {
+    checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
+    checks.label("label", i.label, false);
+    if (i.slides === undefined) return;
+    // An empty deck omits `slides`; an empty list is a mistake more often than a choice.
+    checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
+    if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides");
+  },
+  prepare: asGiven,
+  apply: (ctx, meta, i, version) => {
+    const room = roomForTab(meta);
+    if (!room.ok) return room;
+    const slides = (i.slides ?? []).map(toSlide);
+    const { tab, meta: after } = appendTab(ctx, meta, i.tab_type, i.label, slides);
+    const result = {
+      note_id: ctx.id,
+      tab_id: tab.id,
+      tab_type: i.tab_type,
+      label: tab.label,
+      position: tab.position,
+      slide_count: tab.slide_count,
+      version,
+      replayed: false,
+      arguments_differ: false,
+    };
+    return ok({ commit: true, meta: after, result });
+  },
+};
 
 /** The person adds a tab, at the end or at `position`. */
 export function addTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"add_tab">>(ctx, caller, input, {
-    fields: ["tab_type", "label", "position"],
-    validate: (i, checks) => {
-      checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
-      checks.label("label", i.label, false);
-      // The strip's length is known only once the Note is open: see apply.
-      checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER);
-    },
-    apply: (meta, i) => {
-      // The new tab's place can be anywhere from the first to just after the last tab.
-      if (i.position !== undefined && i.position > meta.tab_count) {
-        return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count}` }]));
-      }
-      const room = roomForTab(meta);
-      if (!room.ok) return room;
-      const added = appendTab(ctx, meta, i.tab_type, i.label, []);
-      const placed = i.position === undefined ? null : placeTab(ctx.store, added.tab.id, i.position);
-      return ok({ meta: added.meta, tab: summary(placed ?? added.tab) });
-    },
-  });
+  return personChange(ADD_TAB, ctx, caller, input);
 }
+
+const ADD_TAB: PersonChange<Input<"add_tab">> = {
+  fields: ["tab_type", "label", "position"],
+  validate: (i, checks) => {
+    checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
+    checks.label("label", i.label, false);
+    // The strip's length is known only once the Note is open: see apply.
+    checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER);
+  },
+  apply: (ctx, meta, i) => {
+    // The new tab's place can be anywhere from the first to just after the last tab.
+    if (i.position !== undefined && i.position > meta.tab_count) {
+      return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count}` }]));
+    }
+    const room = roomForTab(meta);
+    if (!room.ok) return room;
+    const added = appendTab(ctx, meta, i.tab_type, i.label, []);
+    const placed = i.position === undefined ? null : placeTab(ctx.store, added.tab.id, i.position);
+    return ok({ meta: added.meta, tab: summary(placed ?? added.tab) });
+  },
+};
 
 export function renameTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"rename_tab">>(ctx, caller, input, {
-    fields: ["tab_id", "label"],
-    validate: (i, checks) => {
-      checks.tabId("tab_id", i.tab_id);
-      checks.label("label", i.label, true);
-    },
-    apply: (_meta, i) => {
-      const found = findAddedTab(ctx.store, i.tab_id, "renamed");
-      if (!found.ok) return found;
-      const label = i.label.trim();
-      if (found.value.label === label) return ok("unchanged");
-      const renamed = { ...found.value, label };
-      ctx.store.updateTab(renamed);
-      return ok({ tab: summary(renamed) });
-    },
-  });
+  return personChange(RENAME_TAB, ctx, caller, input);
 }
+
+const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
+  fields: ["tab_id", "label"],
+  validate: (i, checks) => {
+    checks.tabId("tab_id", i.tab_id);
+    checks.label("label", i.label, true);
+  },
+  apply: (ctx, _meta, i) => {
+    const found = findAddedTab(ctx.store, i.tab_id, "renamed");
+    if (!found.ok) return found;
+    const label = i.label.trim();
+    if (found.value.label === label) return ok("unchanged");
+    const renamed = { ...found.value, label };
+    ctx.store.updateTab(renamed);
+    return ok({ tab: summary(renamed) });
+  },
+};
 
 export function moveTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"move_tab">>(ctx, caller, input, {
-    fields: ["tab_id", "position"],
-    validate: (i, checks) => {
-      checks.tabId("tab_id", i.tab_id);
-      checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER, true);
-    },
-    apply: (meta, i) => {
-      const found = findTab(ctx.store, i.tab_id);
-      if (!found.ok) return found;
-      if (i.position >= meta.tab_count) return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count - 1}` }]));
-      const moved = placeTab(ctx.store, i.tab_id, i.position);
-      return moved === null ? ok("unchanged") : ok({ tab: summary(moved) });
-    },
-  });
+  return personChange(MOVE_TAB, ctx, caller, input);
 }
 
+const MOVE_TAB: PersonChange<Input<"move_tab">> = {
+  fields: ["tab_id", "position"],
+  validate: (i, checks) => {
+    checks.tabId("tab_id", i.tab_id);
+    checks.integer("position", i.position, 0, Number.MAX_SAFE_INTEGER, true);
+  },
+  apply: (ctx, meta, i) => {
+    const found = findTab(ctx.store, i.tab_id);
+    if (!found.ok) return found;
+    if (i.position >= meta.tab_count) return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count - 1}` }]));
+    const moved = placeTab(ctx.store, i.tab_id, i.position);
+    return moved === null ? ok("unchanged") : ok({ tab: summary(moved) });
+  },
+};
+
 export function deleteTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange<Input<"delete_tab">>(ctx, caller, input, {
-    fields: ["tab_id"],
-    validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
-    apply: (meta, i) => {
-      const found = findAddedTab(ctx.store, i.tab_id, "deleted");
-      if (!found.ok) return found;
-      removeTab(ctx.store, i.tab_id);
-      return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 } });
-    },
-  });
+  return personChange(DELETE_TAB, ctx, caller, input);
 }
+
+const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
+  fields: ["tab_id"],
+  validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
+  apply: (ctx, meta, i) => {
+    const found = findAddedTab(ctx.store, i.tab_id, "deleted");
+    if (!found.ok) return found;
+    removeTab(ctx.store, i.tab_id);
+    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 } });
+  },
+};

@@ -12,7 +12,7 @@ import { loneSurrogateAt, notWellFormed } from "./unicode.js";
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
-const SLIDE_FIELDS = ["title", "body", "notes"] as const;
+export const SLIDE_FIELDS = ["title", "body", "notes"] as const;
 
 interface TextRules {
   required?: boolean;

@@ -19,9 +19,14 @@ export function checkVersion(expected: number, current: number): Result<never> |
   });
 }
 
+/** The version the Note's next committed change gets: one more, always. */
+export function nextVersion(meta: NoteMeta): number {
+  return meta.version + 1;
+}
+
 /** Writes the Note's meta with its version bumped by one; returns the new version. */
 export function commitVersion(store: NoteStore, meta: NoteMeta): number {
-  const version = meta.version + 1;
+  const version = nextVersion(meta);
   store.writeMeta({ ...meta, version });
   return version;
 }
