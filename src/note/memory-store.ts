@@ -8,6 +8,7 @@
  */
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
+import { byCodePoint } from "./unicode.js";
 import type { DirectoryEntry, FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
@@ -243,15 +244,4 @@ function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
 
 function copyRecord(r: IdempotencyRecord): IdempotencyRecord {
   return { key: r.key, tool: r.tool, fingerprint: r.fingerprint, result: { ...r.result }, created_at: r.created_at };
-}
-
-/** SQLite's BINARY order of UTF-8 text, which is code point order (UTF-16's `<` puts U+10000 and up before U+E000). */
-function byCodePoint(a: string, b: string): number {
-  const x = [...a];
-  const y = [...b];
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
-    if (d !== 0) return d;
-  }
-  return x.length - y.length;
 }

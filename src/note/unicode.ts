@@ -1,7 +1,8 @@
 /**
- * Well-formed text. A lone UTF-16 surrogate (half of a cut emoji) has no
- * UTF-8 form: storage and the wire would turn it into U+FFFD, so the text
- * kept would not be the text acknowledged. Every text field refuses it.
+ * Text as Unicode, not as UTF-16 units. A lone surrogate (half of a cut
+ * emoji) has no UTF-8 form: storage and the wire would turn it into U+FFFD,
+ * so the text kept would not be the text acknowledged; every text field
+ * refuses it. And text sorts by code point, as SQLite sorts UTF-8.
  */
 
 // With the `u` flag a surrogate pair is one code point; only a lone surrogate is in the category Cs.
@@ -16,4 +17,15 @@ export function loneSurrogateAt(text: string): number {
 /** The problem, as every text check words it. */
 export function notWellFormed(at: number): string {
   return `must be well-formed Unicode (a lone surrogate at index ${at})`;
+}
+
+/** SQLite's BINARY order of UTF-8 text, which is code point order (UTF-16's `<` puts U+10000 and up before U+E000). */
+export function byCodePoint(a: string, b: string): number {
+  const x = [...a];
+  const y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i]?.codePointAt(0) ?? 0) - (y[i]?.codePointAt(0) ?? 0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
 }
