@@ -1,6 +1,7 @@
 /** Tool results: success as `structuredContent` plus the same JSON as text; failures as `isError` results. */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { NoteError } from "../note/errors.js";
+import { TOOLS } from "./tools.js";
 
 export function successResult(value: unknown): CallToolResult {
   return {
@@ -15,5 +16,11 @@ export function successResult(value: unknown): CallToolResult {
  * against the tool's output schema, which describes success.
  */
 export function errorResult(error: NoteError): CallToolResult {
-  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }) }] };
+  // The Note names its operations; an agent knows them by their tools' names.
+  const told = error.code === "idempotency_key_reused" ? { ...error, first_used_by: toolOf(error.first_used_by) } : error;
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error: told }) }] };
+}
+
+function toolOf(command: string): string {
+  return TOOLS.find((tool) => tool.command === command)?.name ?? command;
 }

@@ -24,6 +24,7 @@ import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
+import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
 import { errorResult, successResult } from "./results.js";
 import { inputs, outputs, type NoteList } from "./schemas.js";
@@ -142,7 +143,7 @@ class InvalidParams extends Error {
 
 async function callTool(principal: Principal, gateway: NoteGateway, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
-  if (tool === undefined) throw new InvalidParams(`Unknown tool: ${JSON.stringify(name)}. Call tools/list for the tools.`);
+  if (tool === undefined) throw new InvalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
   const parsed = parseArguments(inputs[tool.name], args ?? {});
   if (!parsed.ok) return errorResult(parsed.error);
 
@@ -161,7 +162,7 @@ export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): 
   // The input in each issue tells "required" (nothing given) from a value of the wrong type.
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues.flatMap(toIssues);
+  const issues = telling(parsed.error.issues).flatMap(toIssues);
   // Every problem a model can fix in one go, but not 20,000 unexpected keys echoed back.
   if (issues.length > MAX_ISSUES) {
     issues.splice(MAX_ISSUES, Infinity, { path: "(arguments)", problem: `and ${issues.length - MAX_ISSUES} more problems` });
@@ -170,6 +171,29 @@ export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): 
 }
 
 const MAX_ISSUES = 50;
+
+/**
+ * The issues worth telling, one problem per field: a value of the wrong type
+ * is only that (a list given for a name is not also "at least 1 item"), and of
+ * a field's bounds only the tightest (2^60 is "at most 1099511627776", not
+ * also the largest safe integer).
+ */
+function telling(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const byPath = new Map<string, z.core.$ZodIssue[]>();
+  for (const issue of issues) {
+    const key = JSON.stringify(issue.path);
+    byPath.set(key, [...(byPath.get(key) ?? []), issue]);
+  }
+  return [...byPath.values()].flatMap((same) => {
+    const wrongType = same.find((issue) => issue.code === "invalid_type");
+    if (wrongType !== undefined) return [wrongType];
+    const low = Math.max(...same.map((issue) => (issue.code === "too_small" ? Number(issue.minimum) : -Infinity)));
+    const high = Math.min(...same.map((issue) => (issue.code === "too_big" ? Number(issue.maximum) : Infinity)));
+    return same.filter(
+      (issue) => (issue.code !== "too_small" || Number(issue.minimum) === low) && (issue.code !== "too_big" || Number(issue.maximum) === high),
+    );
+  });
+}
 
 /** One zod issue as the `path: problem` lines of an `invalid_arguments` error. */
 export function toIssues(issue: z.core.$ZodIssue): Issue[] {

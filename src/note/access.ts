@@ -20,7 +20,7 @@ import { Checks } from "./validate.js";
 export function mayRun(caller: Caller, name: CommandName): Result<null> {
   const checks = new Checks();
   const given = typeof caller === "object" && caller !== null ? (caller as unknown as Record<string, unknown>) : {};
-  checks.text("caller.user", given.user, LIMITS.userIdLength, { required: true, nonBlank: true });
+  checks.text("caller.user", given.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
   checks.oneOf("caller.channel", given.channel, CHANNELS);
   const invalid = checks.failure();
   if (invalid !== null) return invalid;

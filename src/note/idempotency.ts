@@ -27,7 +27,7 @@ export function replay(store: NoteStore, tool: KeyedCommand, key: string, finger
   if (seen.tool !== tool) {
     return fail({
       code: "idempotency_key_reused",
-      message: `The idempotency key was first used for ${seen.tool} in this Note; use a new key for a new intent.`,
+      message: "The idempotency key was first used by another operation in this Note (first_used_by); use a new key for a new intent.",
       idempotency_key: key,
       first_used_by: seen.tool,
     });

@@ -22,7 +22,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   checks.onlyFields(given.value, ["title", "markdown"]);
   checks.text("title", given.value.title, LIMITS.noteTitleLength, { required: true, nonBlank: true });
   checks.text("markdown", given.value.markdown, LIMITS.markdownLength);
-  checks.text("user", caller.user, LIMITS.userIdLength, { required: true, nonBlank: true });
+  checks.text("user", caller.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const args = given.value as Input<"create_note">;
@@ -87,7 +87,7 @@ export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Res
 
 const ADD_MEMBER: PersonChange<Input<"add_member">> = {
   fields: ["user"],
-  validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true }),
+  validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
   apply: (ctx, _meta, i) => {
     if (ctx.store.isMember(i.user)) return ok("unchanged");
     ctx.store.addMember(i.user, "editor");

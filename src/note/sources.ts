@@ -9,6 +9,7 @@ import { limitExceeded } from "./errors.js";
 import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
+import { clip } from "./unicode.js";
 import { parseSourceUrl, type ParsedUrl } from "./url.js";
 
 type ParsedPage = Extract<ParsedUrl, { ok: true }>;
@@ -29,7 +30,8 @@ const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"add_sourc
   },
   prepare: (i) => {
     const parsed = parseSourceUrl(i.url);
-    if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: i.url, reason: parsed.reason });
+    // The answer names the URL, but not all 200 KB of one that is far too long.
+    if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: clip(i.url), reason: parsed.reason });
     return ok({ ...i, page: parsed });
   },
   apply: (ctx, meta, i, version) => {

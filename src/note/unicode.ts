@@ -14,6 +14,13 @@ export function loneSurrogateAt(text: string): number {
   return text.isWellFormed() ? -1 : text.search(LONE_SURROGATE);
 }
 
+/** Text to echo in an answer: at most `max` UTF-16 units, never cutting a surrogate pair, and saying how long it was. */
+export function clip(text: string, max = 200): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 1)) ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length} characters)`;
+}
+
 /** The problem, as every text check words it. */
 export function notWellFormed(at: number): string {
   return `must be well-formed Unicode (a lone surrogate at index ${at})`;

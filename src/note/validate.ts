@@ -11,6 +11,10 @@ import { loneSurrogateAt, notWellFormed } from "./unicode.js";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+/** Nothing a person would see: spaces, and format characters such as zero-width joiners. */
+const BLANK = /^[\s\p{Cf}]*$/u;
+/** Every line break, Unicode's line and paragraph separators too. */
+const LINE_BREAK = /[\r\n\u2028\u2029]/;
 
 export const SLIDE_FIELDS = ["title", "body", "notes"] as const;
 
@@ -18,6 +22,8 @@ interface TextRules {
   required?: boolean;
   nonBlank?: boolean;
   oneLine?: boolean;
+  /** An identifier: no spaces at either end, which would make "bob " another user than "bob". */
+  trimmed?: boolean;
 }
 
 export class Checks {
@@ -42,9 +48,10 @@ export class Checks {
     const surrogate = loneSurrogateAt(value);
     if (surrogate >= 0) this.add(path, notWellFormed(surrogate));
     else if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
-    else if (rules.nonBlank === true && value.trim() === "") this.add(path, "must not be empty or blank");
+    else if (rules.nonBlank === true && BLANK.test(value)) this.add(path, "must not be empty or blank (spaces and invisible characters only)");
     else if (CONTROL.test(value)) this.add(path, "must not contain control characters");
-    else if (rules.oneLine === true && /[\r\n]/.test(value)) this.add(path, "must be one line");
+    else if (rules.oneLine === true && LINE_BREAK.test(value)) this.add(path, "must be one line");
+    else if (rules.trimmed === true && value.trim() !== value) this.add(path, "must not start or end with spaces");
   }
 
   integer(path: string, value: unknown, min: number, max: number, required = false): void {

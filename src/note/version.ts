@@ -9,11 +9,13 @@ import type { NoteMeta, NoteStore } from "./store.js";
 /** The one version check: a `version_conflict` naming both numbers, or null when the caller is current. */
 export function checkVersion(expected: number, current: number): Result<never> | null {
   if (expected === current) return null;
+  const what =
+    expected < current
+      ? `The Note changed: expected version ${expected}, current version ${current}.`
+      : `Expected version ${expected} is ahead of the Note's current version ${current}: no Note has been there yet.`;
   return fail({
     code: "version_conflict",
-    message:
-      `The Note changed: expected version ${expected}, current version ${current}. ` +
-      "Re-read it (list_note_tabs), check that your target is still the one you mean, and retry with the current version.",
+    message: `${what} Re-read it (list_note_tabs), check that your target is still the one you mean, and retry with the current version.`,
     expected_version: expected,
     current_version: current,
   });

@@ -889,6 +889,26 @@ describe("the Note checks what it is given, whoever calls it", () => {
     expect(f.version()).toBe(v);
   });
 
+  it("labels and user IDs a person could not tell apart are refused: invisible, on two lines, or padded", () => {
+    const f = new Fixture();
+    const v = f.version();
+    for (const label of ["\u200d", " \u200b ", "a\u2028b", "a\u2029b"]) {
+      expect({ label, paths: issuePaths(f.run(APP, "add_tab", { tab_type: "slides", label })) }).toEqual({ label, paths: ["label"] });
+    }
+    for (const user of ["Bob ", " bob", "bo\nb"]) {
+      expect({ user, paths: issuePaths(f.run(APP, "add_member", { user })) }).toEqual({ user, paths: ["user"] });
+    }
+    expect(f.version()).toBe(v);
+  });
+
+  it("a version ahead of the Note's is a conflict that says so", () => {
+    const f = new Fixture();
+    const v = f.version();
+    const ahead = failure(f.run(AGENT, "create_tab", { expected_version: v + 5, idempotency_key: "k", tab_type: "slides" }));
+    expect(ahead).toMatchObject({ code: "version_conflict", expected_version: v + 5, current_version: v });
+    expect(ahead.message).toContain("ahead of the Note's current version");
+  });
+
   it("an empty outline is refused: an empty deck omits slides", () => {
     const f = new Fixture();
     const v = f.version();

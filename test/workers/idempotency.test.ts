@@ -53,7 +53,9 @@ describe("idempotency keys", () => {
     const { noteId, version } = await newNote();
     const created = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" });
     const reused = await failure("add_note_source", { note_id: noteId, expected_version: created.version, idempotency_key: "k", title: "T", url: "https://example.org" });
-    expect(reused).toMatchObject({ code: "idempotency_key_reused", first_used_by: "create_tab" });
+    // The agent is told the tool it used first, by the name it knows.
+    expect(reused).toMatchObject({ code: "idempotency_key_reused", first_used_by: "create_note_tab" });
+    expect(reused.message).not.toContain("create_tab");
 
     const stale = await failure("add_note_source", { note_id: noteId, expected_version: version, idempotency_key: "src", title: "T", url: "https://example.org" });
     expect(stale.code).toBe("version_conflict");

@@ -220,3 +220,29 @@ describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Reque
     expect({ status, id: message.id, result: message.result }).toEqual({ status: 200, id: 7, result: {} });
   });
 });
+
+describe("an answer never echoes a huge argument back", () => {
+  it("an unknown tool's name and an invalid URL are named in at most a couple of hundred characters", async () => {
+    const { status, message } = await answer("tools/call", { name: "x".repeat(100_000), arguments: {} });
+    expect(status).toBe(200);
+    expect(message.error.code).toBe(-32602);
+    expect(message.error.message.length).toBeLessThan(400);
+    expect(message.error.message).toContain("(100000 characters)");
+    const { noteId, version } = await newNote();
+    const error = await failure("add_note_source", { note_id: noteId, expected_version: version, idempotency_key: "k", title: "T", url: `javascript:${"a".repeat(200_000)}` });
+    expect(error.code).toBe("invalid_url");
+    expect(JSON.stringify(error).length).toBeLessThan(600);
+  });
+});
+
+describe("one problem per field", () => {
+  it("a list given for a name is the wrong type, not also too short; of a number's bounds only the tightest is named", async () => {
+    const { noteId } = await newNote();
+    const list = await failure("list_note_tabs", { note_id: [] });
+    expect(list.issues).toEqual([{ path: "note_id", problem: "expected string" }]);
+    const low = await failure("create_note_tab", { note_id: noteId, expected_version: -(2 ** 53), idempotency_key: "k", tab_type: "slides" });
+    expect(low.issues).toEqual([{ path: "expected_version", problem: "at least 1" }]);
+    const outline = await failure("create_note_tab", { note_id: noteId, expected_version: 1, idempotency_key: "k", tab_type: "slides", slides: "" });
+    expect(outline.issues).toEqual([{ path: "slides", problem: "expected array" }]);
+  });
+});
