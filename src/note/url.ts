@@ -71,12 +71,10 @@ export function parseSourceUrl(raw: string): ParsedUrl {
   if (url.username !== "" || url.password !== "") {
     return { ok: false, reason: "the URL carries credentials (user:password@); remove them" };
   }
-  const host = url.hostname;
-  if (host === "") return { ok: false, reason: "the URL has no host" };
-  // "example..org" and ".org" have an empty label (a trailing dot is the DNS root, not a label).
-  const labels = host.replace(/\.$/, "").split(".");
-  if (!host.startsWith("[") && (labels.length < 2 || labels.includes(""))) {
-    return { ok: false, reason: `the host "${host}" is not a domain name or an IP address` };
+  const hostRefusal = hostProblem(url.hostname, writtenHost(candidate));
+  if (hostRefusal !== undefined) return { ok: false, reason: hostRefusal };
+  if (url.port === "0") {
+    return { ok: false, reason: "the port 0 is not a port a server listens on; leave the port out or give the real one" };
   }
   const normalized = normalize(url);
   // The limit is on what is stored: percent-encoding lengthens a URL (é is %C3%A9), and
@@ -86,6 +84,59 @@ export function parseSourceUrl(raw: string): ParsedUrl {
     return { ok: false, reason: `the URL is ${stored} characters once percent-encoded, longer than ${LIMITS.urlLength}` };
   }
   return { ok: true, url: url.href, normalized };
+}
+
+const DOMAIN_NAME_LENGTH = 253;
+const LABEL_LENGTH = 63;
+// Letters, digits and hyphens (RFC 1123), and the underscore that real sites use in host names.
+const LABEL_CHARS = /^[a-z0-9_-]+$/i;
+// The parser prints every IPv4 address as a dotted quad, and nothing else in this shape: a
+// host whose last label is a number is read as IPv4 or refused.
+const DOTTED_QUAD = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * Why a host is neither a domain name nor an IP address written as one, or undefined.
+ * `host` is as the parser prints it (lower case, punycode); `written` is as it was sent,
+ * because the parser reads "1", "0x7f.1" and "127.1" as the addresses 0.0.0.1 and 127.0.0.1.
+ */
+function hostProblem(host: string, written: string): string | undefined {
+  if (host === "") return "the URL has no host";
+  // The parser has checked an IPv6 literal, and prints it in its one canonical spelling.
+  if (host.startsWith("[")) return undefined;
+  if (DOTTED_QUAD.test(host)) {
+    if (written === host) return undefined;
+    return `the host "${written}" would be read as the IP address ${host}; write an IP address as four decimal numbers, e.g. 93.184.215.14`;
+  }
+  return domainNameProblem(host);
+}
+
+/** Why `host` is not a domain name: at least two labels, each a valid label, 253 characters at most. */
+function domainNameProblem(host: string): string | undefined {
+  // A trailing dot is the DNS root, not a label ("example.org." is "example.org").
+  const name = host.replace(/\.$/, "");
+  const labels = name.split(".");
+  if (labels.length < 2 || labels.includes("")) return `the host "${host}" is not a domain name or an IP address`;
+  if (name.length > DOMAIN_NAME_LENGTH) {
+    return `the host is ${name.length} characters long; a domain name has at most ${DOMAIN_NAME_LENGTH}`;
+  }
+  for (const label of labels) {
+    const problem = labelProblem(label);
+    if (problem !== undefined) return `the host "${host}" is not a domain name: ${problem}`;
+  }
+  return undefined;
+}
+
+function labelProblem(label: string): string | undefined {
+  if (label.length > LABEL_LENGTH) return `the label "${label}" is ${label.length} characters long, more than ${LABEL_LENGTH}`;
+  if (!LABEL_CHARS.test(label)) return `the label "${label}" holds a character other than a letter, digit, hyphen or underscore`;
+  if (label.startsWith("-") || label.endsWith("-")) return `the label "${label}" starts or ends with a hyphen`;
+  return undefined;
+}
+
+/** The host as sent in an absolute http(s) URL: after any "user@", before any ":port". */
+function writtenHost(absolute: string): string {
+  const authority = /^https?:\/\/([^/\\?#]*)/i.exec(absolute)?.[1] ?? "";
+  return authority.slice(authority.lastIndexOf("@") + 1).replace(/:[^:]*$/, "");
 }
 
 /**

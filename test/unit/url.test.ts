@@ -150,6 +150,91 @@ describe("a URL that is not an http(s) page is refused with a reason", () => {
   });
 });
 
+describe("the host is a domain name or an IP address written as one", () => {
+  const respelled: [string, string][] = [
+    ["1", "0.0.0.1"],
+    ["123", "0.0.0.123"],
+    ["https://0/", "0.0.0.0"],
+    ["0x7f.1", "127.0.0.1"],
+    ["https://127.1/x", "127.0.0.1"],
+    ["https://0177.0.0.1/x", "127.0.0.1"],
+    ["https://01.2.3.4/x", "1.2.3.4"],
+    ["https://1.2.3.0x4/x", "1.2.3.4"],
+    ["https://1.2.3.4./x", "1.2.3.4"],
+    ["https://%31.2.3.4/x", "1.2.3.4"],
+  ];
+
+  it.each(respelled)("refuses %s, which the URL parser reads as the IPv4 address %s, saying how to write one", (raw, address) => {
+    expect(new URL(raw.includes("://") ? raw : `https://${raw}`).hostname).toBe(address);
+    const reason = refusal(raw);
+    expect(reason).toContain(`the IP address ${address}`);
+    expect(reason).toContain("write an IP address as four decimal numbers, e.g. 93.184.215.14");
+  });
+
+  // Citations are never fetched, so no address is refused for its value (docs/decisions.md, Sources).
+  const citableAddresses: [string, string][] = [
+    ["http://127.0.0.1:8080/report", "https://127.0.0.1:8080/report"],
+    ["http://10.0.0.1/wiki", "https://10.0.0.1/wiki"],
+    ["192.168.1.1/admin", "https://192.168.1.1/admin"],
+    ["https://0.0.0.0/", "https://0.0.0.0"],
+    ["https://255.255.255.255/x", "https://255.255.255.255/x"],
+    ["https://[::1]/x", "https://[::1]/x"],
+    ["https://1.2.3.4:080/x", "https://1.2.3.4:80/x"],
+  ];
+
+  it.each(citableAddresses)("accepts %s: four decimal numbers or an IPv6 literal, private and loopback included", (raw, page) => {
+    expect(normalized(raw)).toBe(page);
+  });
+
+  it("refuses a label that starts or ends with a hyphen", () => {
+    expect(refusal("https://-ex.org/")).toBe('the host "-ex.org" is not a domain name: the label "-ex" starts or ends with a hyphen');
+    expect(refusal("https://ex-.org/")).toMatch(/"ex-" starts or ends with a hyphen/);
+    expect(refusal("a.-b.org/x")).toMatch(/"-b" starts or ends with a hyphen/);
+  });
+
+  it("refuses a character that no domain name holds, though the URL parser lets it through", () => {
+    for (const raw of ["https://*.ex.org/", "https://ex!.org/", "https://e~x.org/", "https://ex$.org/"]) {
+      expect(new URL(raw).hostname).not.toBe("");
+      expect(refusal(raw)).toMatch(/other than a letter, digit, hyphen or underscore/);
+    }
+  });
+
+  it("accepts an underscore, and a hyphen inside a label", () => {
+    expect(normalized("https://my_site.example.org/x")).toBe("https://my_site.example.org/x");
+    expect(normalized("https://_dmarc.example.org/")).toBe("https://_dmarc.example.org");
+    expect(normalized("https://my-site.example.org/x")).toBe("https://my-site.example.org/x");
+  });
+
+  it("refuses a label of 64 characters and accepts one of 63", () => {
+    expect(normalized(`https://${"a".repeat(63)}.org/x`)).toBe(`https://${"a".repeat(63)}.org/x`);
+    expect(refusal(`https://${"a".repeat(64)}.org/x`)).toMatch(/is 64 characters long, more than 63/);
+  });
+
+  it("measures a label as punycode: 60 characters written are 67 once encoded", () => {
+    const label = "bücher".repeat(10);
+    expect(label.length).toBe(60);
+    expect(refusal(`https://${label}.example/x`)).toMatch(/is 67 characters long, more than 63/);
+  });
+
+  it("refuses a host of 254 or 323 characters and accepts one of 253, with or without the root's dot", () => {
+    const host253 = `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(61)}`;
+    expect(host253.length).toBe(253);
+    expect(normalized(`https://${host253}/x`)).toBe(`https://${host253}/x`);
+    expect(normalized(`https://${host253}./x`)).toBe(`https://${host253}/x`);
+    expect(refusal(`https://${host253}e/x`)).toBe("the host is 254 characters long; a domain name has at most 253");
+    const host323 = `${`${"a".repeat(63)}.`.repeat(5)}org`;
+    expect(host323.length).toBe(323);
+    expect(refusal(`https://${host323}/x`)).toMatch(/323 characters long/);
+  });
+
+  it("refuses port 0 however it is written, and accepts ports 1 and 65535", () => {
+    expect(refusal("ex.org:0/a")).toMatch(/port 0/);
+    expect(refusal("https://ex.org:00/a")).toMatch(/port 0/);
+    expect(normalized("ex.org:1/a")).toBe("https://ex.org:1/a");
+    expect(normalized("https://ex.org:65535/a")).toBe("https://ex.org:65535/a");
+  });
+});
+
 describe("the length limit holds for what is stored", () => {
   it("refuses a URL within the limit as written that percent-encoding takes past it, naming the limit", () => {
     const raw = `https://example.org/${"é".repeat(LIMITS.urlLength - 20)}`;
