@@ -127,10 +127,10 @@ function noIdentity(): Response {
 }
 
 function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null): string {
-  const name = escape(details.clientName);
+  const name = shownName(details);
   const origin = details.clientDomain === undefined
     ? "This app registered itself; its name is not verified."
-    : `Published by <strong>${escape(details.clientDomain)}</strong>.`;
+    : `Published by <strong>${isolated(details.clientDomain)}</strong>.`;
   const target = request.resource?.endsWith("/api/v1") === true ? "your osFoundry Notes app API" : "osFoundry Notes through this connector";
   const loopback = details.redirectIsLoopback
     ? "<p class=warn><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>"
@@ -142,9 +142,9 @@ function consentPage(details: ConsentDescription, request: AuthRequest, scopes: 
     ? ""
     : `<p><label>Local user (development sign-in) <input name=user value="${escape(user)}" required pattern="[a-z0-9][a-z0-9._\\-]{0,63}"></label></p>`;
   return pageHtml(
-    `Allow ${name}?`,
-    `<p><strong>${name}</strong> asks to use ${escape(target)} on your behalf.</p>
-<p>${origin} Access will be sent to <strong>${escape(details.redirectHost)}</strong>.</p>
+    `Allow ${isolatedText(name)}?`,
+    `<p><strong>${isolated(name)}</strong> asks to use ${escape(target)} on your behalf.</p>
+<p>${origin} Access will be sent to <strong>${isolated(details.redirectHost)}</strong>.</p>
 ${loopback}
 <form method=post>
 <input type=hidden name=handle value="${escape(handle)}">
@@ -152,7 +152,54 @@ ${who}
 <fieldset><legend>It asks to</legend>${scopeList}</fieldset>
 <p><button name=decision value=approve>Allow</button> <button name=decision value=deny>Deny</button></p>
 </form>`,
+    `Allow ${isolated(name)}?`,
   );
+}
+
+/** Nothing a reader would see: spaces, controls, format characters (bidi controls, zero widths) and the other default-ignorable ones. */
+const INVISIBLE = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/**
+ * The client's name, or "(no name)": the library falls back to the client ID
+ * when the name is empty, and a name of invisible characters is no name
+ * either (the heading would read "Allow ?").
+ */
+function shownName(details: ConsentDescription): string {
+  const named = details.clientName !== details.clientId && !INVISIBLE.test(details.clientName);
+  return named ? details.clientName : "(no name)";
+}
+
+/**
+ * A client's string in the page's markup, in `<bdi>`: a right-to-left
+ * override or an RTL name cannot reorder the page's own words around it.
+ */
+function isolated(value: string): string {
+  return `<bdi>${escape(balancedIsolates(value))}</bdi>`;
+}
+
+/** The same in plain text (the `<title>`), where only the characters FSI and PDI can isolate. */
+function isolatedText(value: string): string {
+  return `${FSI}${escape(balancedIsolates(value))}${PDI}`;
+}
+
+const FSI = "\u2068";
+const PDI = "\u2069";
+
+/**
+ * The text with each PDI that closes no isolate the text itself opened
+ * dropped, and each isolate it leaves open closed: either would end the
+ * page's isolate around it in the wrong place (UBA rule X6a pairs a PDI with
+ * the nearest open isolate).
+ */
+function balancedIsolates(value: string): string {
+  let open = 0;
+  const kept = value.replace(/[\u2066-\u2069]/g, (char) => {
+    if (char !== PDI) open++;
+    else if (open === 0) return "";
+    else open--;
+    return char;
+  });
+  return kept + PDI.repeat(open);
 }
 
 function page(title: string, body: string, status: number): Response {
@@ -162,16 +209,21 @@ function page(title: string, body: string, status: number): Response {
   });
 }
 
-function pageHtml(title: string, body: string): string {
+/** A page; `title` is text (the `<title>` holds no markup), `heading` the `<h1>`'s markup when it has some. */
+function pageHtml(title: string, body: string, heading = title): string {
   return `<!doctype html>
 <html lang=en><meta charset=utf-8><meta name=viewport content="width=device-width">
 <title>${title}</title>
 <style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}label{line-height:2}.warn{color:#8a4b00}</style>
-<h1>${title}</h1>
+<h1>${heading}</h1>
 ${body}
 </html>`;
 }
 
+/**
+ * Text for the page, HTML-escaped and well-formed: a lone surrogate becomes
+ * U+FFFD instead of bytes that are not UTF-8 (the runtime encodes it as ED A0 80).
+ */
 function escape(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return value.toWellFormed().replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

@@ -53,6 +53,40 @@ describe("the consent page", () => {
     expect(html).toMatch(/name=decision value=deny/);
   });
 
+  it("sends a client's name as well-formed UTF-8, a lone surrogate shown as U+FFFD", async () => {
+    const clientId = await register("Cut \ud800 Agent");
+    const response = await send(new Request(authorizeUrl(clientId, "osfoundry:read")));
+    expect(response.status).toBe(200);
+    const html = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(await response.arrayBuffer());
+    expect(html).toContain("<h1>Allow <bdi>Cut \ufffd Agent</bdi>?</h1>");
+  });
+
+  it("isolates a client's name so a right-to-left override in it cannot reverse the page's own words", async () => {
+    const clientId = await register("\u202eEvil Agent");
+    const html = await (await send(new Request(authorizeUrl(clientId, "osfoundry:read")))).text();
+    expect(html).toContain("<h1>Allow <bdi>\u202eEvil Agent</bdi>?</h1>");
+    expect(html).toContain("<strong><bdi>\u202eEvil Agent</bdi></strong> asks to use");
+    // The title is plain text, where only the isolate characters FSI and PDI can fence the name in.
+    expect(html).toContain("<title>Allow \u2068\u202eEvil Agent\u2069?</title>");
+    const outside = html.replace(/<bdi>[^<]*<\/bdi>/g, "").replace(/\u2068[^\u2069]*\u2069/g, "");
+    expect(outside).not.toContain("\u202e");
+  });
+
+  it("a client's name can neither end its isolate early nor leave one open: a stray PDI is dropped, an open isolate closed", async () => {
+    const clientId = await register("A\u2069\u202eEvil \u2067ok\u2069 \u2067open");
+    const html = await (await send(new Request(authorizeUrl(clientId, "osfoundry:read")))).text();
+    expect(html).toContain("<h1>Allow <bdi>A\u202eEvil \u2067ok\u2069 \u2067open\u2069</bdi>?</h1>");
+    expect(html).toContain("<title>Allow \u2068A\u202eEvil \u2067ok\u2069 \u2067open\u2069\u2069?</title>");
+  });
+
+  it("a name of only invisible or format characters is shown as (no name)", async () => {
+    for (const name of ["\u200b", "\u202e\u2066", "\u3164\u115f", "\ufeff\u00ad", "   "]) {
+      const clientId = await register(name);
+      const html = await (await send(new Request(authorizeUrl(clientId, "osfoundry:read")))).text();
+      expect({ name, heading: /<h1>.*<\/h1>/.exec(html)?.[0] }).toEqual({ name, heading: "<h1>Allow <bdi>(no name)</bdi>?</h1>" });
+    }
+  });
+
   it("refuses a plain PKCE challenge and a request without one", async () => {
     const clientId = await register("Agent");
     const cases: Record<string, string>[] = [{ code_challenge_method: "plain" }, { code_challenge: "" }];
