@@ -5,15 +5,16 @@
  * which no connector is granted.
  */
 import { Hono, type Context } from "hono";
+import { TrieRouter } from "hono/router/trie-router";
 import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
 import { noteId as noteIdSchema } from "../mcp/schemas.js";
 import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
-import { invalidArguments, type NoteError } from "../note/errors.js";
+import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
-import { answerError, limitBody, readJson, type Refuse } from "./edge.js";
+import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
@@ -31,6 +32,8 @@ const tooLarge = () => Response.json({ error: { code: "body_too_large", message:
 api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
 const expected_version = z.int().min(1).optional();
+/** Query text that must be a whole number: "abc" must read "must be a whole number", not the "required" a coerced NaN gives. */
+const wholeNumber = z.string().regex(/^\d+$/, "must be a whole number").transform(Number);
 const slide = z.strictObject({
   title: z.string().min(1).max(LIMITS.slideTitleLength),
   body: z.string().max(LIMITS.slideBodyLength).optional(),
@@ -64,10 +67,16 @@ const bodies = {
     size_bytes: z.int().min(0).max(LIMITS.fileSizeBytes),
     expected_version,
   }),
+};
+
+/** The query parameters each route reads; any other is refused, never silently ignored. */
+const queries = {
+  none: z.strictObject({}),
+  // Many HTTP clients cannot send a body with DELETE: a change may carry its version here instead.
+  change: z.strictObject({ expected_version: wholeNumber.pipe(z.int().min(1)).optional() }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
-    // A query value is text: "abc" must read "must be a whole number", not the "required" a coerced NaN gives.
-    limit: z.string().regex(/^\d{1,9}$/, "must be a whole number").transform(Number).pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
+    limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
     cursor: z.string().min(1).max(64).optional(),
   }),
 };
@@ -108,38 +117,62 @@ function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
   return c.json({ error }, STATUS[error.code]);
 }
 
-/** The JSON body ({} when empty), or a value the schema refuses with a clear message. */
-async function json(c: Context<AppEnv>): Promise<unknown> {
-  const body = await readJson(c.req.raw, unusable);
-  return body === undefined ? {} : body;
+/**
+ * The request's arguments: its JSON body ({} when empty), and the query's
+ * parameters as `query` reads them. A parameter also in the body is refused
+ * rather than one of the two silently winning, even when they agree.
+ */
+async function argumentsOf(c: Context<AppEnv>, query: z.ZodType = queries.change): Promise<unknown> {
+  const read = await readJson(c.req.raw, unusable);
+  const body = read === undefined ? {} : read;
+  const parsed = parseArguments(query, queryOf(c));
+  if (!parsed.ok) throw failWith(errorResponse(c, parsed.error));
+  const fromQuery = parsed.value as Record<string, unknown>;
+  if (Object.keys(fromQuery).length === 0 || typeof body !== "object" || body === null || Array.isArray(body)) return body;
+  const twice = Object.keys(fromQuery).filter((name) => Object.hasOwn(body, name));
+  if (twice.length > 0) throw refusal(c, twice.map((path) => ({ path, problem: "given in both the query string and the body; give it once" })));
+  return { ...body, ...fromQuery };
+}
+
+/** The query's parameters, each given once: one given twice is refused, not read as its first value. */
+function queryOf(c: Context<AppEnv>): Record<string, string> {
+  const repeated = Object.entries(c.req.queries()).filter(([, values]) => values.length > 1);
+  if (repeated.length > 0) throw refusal(c, repeated.map(([path]) => ({ path, problem: "given more than once" })));
+  return c.req.query();
+}
+
+function refusal(c: Context<AppEnv>, issues: Issue[]): Error {
+  return failWith(errorResponse(c, invalidArguments(issues)));
 }
 
 api.onError(answerError);
 
 api.get("/notes", async (c) => {
-  const entries = await c.env.DIRECTORY.get(c.env.DIRECTORY.idFromName(c.get("principal").user)).list();
-  return c.json({ notes: entries });
+  const query = parseArguments(queries.none, queryOf(c));
+  if (!query.ok) return errorResponse(c, query.error);
+  const notes = await c.env.DIRECTORY.get(c.env.DIRECTORY.idFromName(c.get("principal").user)).list();
+  return c.json({ notes });
 });
 
 api.post("/notes", async (c) => {
-  const body = await json(c);
+  const body = await argumentsOf(c, queries.none);
   const given = (body as { note_id?: unknown } | null)?.note_id;
   const noteId = typeof given === "string" ? given : `note-${crypto.randomUUID()}`;
   return run(c, noteId, "create_note", bodies.create, body, ({ note_id: _id, ...rest }) => rest as Input<"create_note">, 201);
 });
 
-api.get("/notes/:id", (c) => run(c, c.req.param("id"), "read_note", z.strictObject({}), {}));
+api.get("/notes/:id", (c) => run(c, c.req.param("id"), "read_note", queries.none, queryOf(c)));
 
-api.get("/notes/:id/attachments", (c) => run(c, c.req.param("id"), "list_attachments", bodies.attachments, c.req.query()));
+api.get("/notes/:id/attachments", (c) => run(c, c.req.param("id"), "list_attachments", queries.attachments, queryOf(c)));
 
-api.put("/notes/:id/approval", async (c) => run(c, c.req.param("id"), "set_approval", bodies.approval, await json(c)));
+api.put("/notes/:id/approval", async (c) => run(c, c.req.param("id"), "set_approval", bodies.approval, await argumentsOf(c)));
 
-api.post("/notes/:id/members", async (c) => run(c, c.req.param("id"), "add_member", bodies.member, await json(c)));
+api.post("/notes/:id/members", async (c) => run(c, c.req.param("id"), "add_member", bodies.member, await argumentsOf(c)));
 
-api.post("/notes/:id/tabs", async (c) => run(c, c.req.param("id"), "add_tab", bodies.addTab, await json(c), undefined, 201));
+api.post("/notes/:id/tabs", async (c) => run(c, c.req.param("id"), "add_tab", bodies.addTab, await argumentsOf(c), undefined, 201));
 
 api.patch("/notes/:id/tabs/:tab", async (c) => {
-  const body = await json(c);
+  const body = await argumentsOf(c);
   const tab_id = c.req.param("tab");
   const moving = typeof body === "object" && body !== null && "position" in body;
   if (moving) return run(c, c.req.param("id"), "move_tab", bodies.patchTab, body, (d) => ({ ...(d as { position: number }), tab_id }));
@@ -147,13 +180,29 @@ api.patch("/notes/:id/tabs/:tab", async (c) => {
 });
 
 api.delete("/notes/:id/tabs/:tab", async (c) =>
-  run(c, c.req.param("id"), "delete_tab", bodies.deleteTab, await json(c), (d) => ({ ...d, tab_id: c.req.param("tab") })),
+  run(c, c.req.param("id"), "delete_tab", bodies.deleteTab, await argumentsOf(c), (d) => ({ ...d, tab_id: c.req.param("tab") })),
 );
 
 api.put("/notes/:id/tabs/:tab/slides", async (c) =>
-  run(c, c.req.param("id"), "set_slides", bodies.slides, await json(c), (d) => ({ ...(d as Input<"set_slides">), tab_id: c.req.param("tab") })),
+  run(c, c.req.param("id"), "set_slides", bodies.slides, await argumentsOf(c), (d) => ({ ...(d as Input<"set_slides">), tab_id: c.req.param("tab") })),
 );
 
-api.put("/notes/:id/markdown", async (c) => run(c, c.req.param("id"), "set_markdown", bodies.markdown, await json(c)));
+api.put("/notes/:id/markdown", async (c) => run(c, c.req.param("id"), "set_markdown", bodies.markdown, await argumentsOf(c)));
 
-api.post("/notes/:id/files", async (c) => run(c, c.req.param("id"), "add_file", bodies.file, await json(c), undefined, 201));
+api.post("/notes/:id/files", async (c) => run(c, c.req.param("id"), "add_file", bodies.file, await argumentsOf(c), undefined, 201));
+
+/** Every route's methods by path: what a 405's `Allow` lists. Built once all routes are declared. */
+const methodsByPath = new TrieRouter<string>();
+for (const route of api.routes) if (route.method !== "ALL") methodsByPath.add("ALL", route.path, route.method);
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+// No route matched: a path the API has (405, RFC 9110 §15.5.6, with Allow) or one it has not (404), in the API's error shape.
+api.notFound((c) => {
+  const methods = new Set(methodsByPath.match("GET", c.req.path)[0].map(([method]) => method));
+  if (methods.size === 0) return c.json({ error: { code: "not_found", message: `No such route: ${c.req.method} ${c.req.path}. docs/api.md lists the API's routes.` } }, 404);
+  // Hono answers HEAD with the GET route.
+  if (methods.has("GET")) methods.add("HEAD");
+  const allow = METHOD_ORDER.filter((method) => methods.has(method)).join(", ");
+  c.header("Allow", allow);
+  return c.json({ error: { code: "method_not_allowed", message: `${c.req.path} does not take ${c.req.method}; it takes ${allow}.` } }, 405);
+});

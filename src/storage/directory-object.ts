@@ -12,6 +12,14 @@ import { Sql } from "./sql.js";
 
 export type { DirectoryEntry };
 
+/**
+ * An entry as listed: without its version, which only orders deliveries (an
+ * older entry never overwrites a newer one). An entry is rewritten when the
+ * Note's approval or members change, not on every write, so its version is
+ * not the Note's current one and must not be shown as if it were.
+ */
+export type ListedNote = Omit<DirectoryEntry, "version">;
+
 export class DirectoryObject extends DurableObject<Env> {
   readonly #sql: Sql;
 
@@ -33,11 +41,9 @@ export class DirectoryObject extends DurableObject<Env> {
     );
   }
 
-  list(): DirectoryEntry[] {
+  list(): ListedNote[] {
     return this.#sql
-      .all<{ note_id: string; title: string; approved: number; version: number }>(
-        `SELECT note_id, title, approved, version FROM notes ORDER BY note_id`,
-      )
+      .all<{ note_id: string; title: string; approved: number }>(`SELECT note_id, title, approved FROM notes ORDER BY note_id`)
       .map((row) => ({ ...row, approved: row.approved === 1 }));
   }
 }
