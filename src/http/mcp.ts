@@ -28,11 +28,6 @@ mcp.use("*", withPrincipal, async (c, next) => {
   await next();
 });
 
-mcp.on(["GET", "DELETE"], "/", (c) => {
-  c.header("Allow", "POST");
-  return c.json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This stateless server takes POST only: no SSE stream, no sessions." } }, 405);
-});
-
 const unusable: Refuse = (problem, detail) => rpcError(400, -32700, `Parse error: ${detail ?? `request body ${problem}`}`);
 const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.mcpBodyBytes} bytes`);
 
@@ -51,10 +46,19 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   return transport.handleRequest(c.req.raw, { parsedBody: body });
 });
 
+// Registered after POST, so it answers every other method (GET for an SSE stream, DELETE for a session, PUT, …).
+mcp.all("/", () => {
+  const refused = rpcError(405, -32000, "This stateless server takes POST only: no SSE stream, no sessions.");
+  refused.headers.set("Allow", "POST");
+  return refused;
+});
+
+mcp.notFound((c) => rpcError(404, -32000, `No such endpoint: ${c.req.method} ${c.req.path}. The MCP endpoint is POST /mcp.`));
+
 mcp.onError(answerError);
 
 /** A JSON-RPC error with no request ID: the message could not be read, or was refused before it was. */
-function rpcError(status: 403 | 400 | 413, code: number, message: string): Response {
+function rpcError(status: 400 | 403 | 404 | 405 | 413, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 

@@ -76,10 +76,18 @@ describe("access", () => {
 });
 
 describe("the protocol's own failures", () => {
-  it("GET /mcp answers 405", async () => {
-    const response = await fetchWorker("/mcp", { headers: { Authorization: `Bearer ${TOKENS.agent}`, Accept: "text/event-stream" } });
-    expect(response.status).toBe(405);
-    expect(response.headers.get("Allow")).toBe("POST");
+  it("/mcp answers every method but POST with 405, Allow: POST and a JSON-RPC error", async () => {
+    for (const method of ["GET", "DELETE", "PUT", "PATCH"]) {
+      const response = await fetchWorker("/mcp", { method, headers: { Authorization: `Bearer ${TOKENS.agent}`, Accept: "text/event-stream" } });
+      expect({ method, status: response.status, allow: response.headers.get("Allow") }).toEqual({ method, status: 405, allow: "POST" });
+      expect(((await response.json()) as any).error.code).toBe(-32000);
+    }
+  });
+
+  it("a path under /mcp that is not the endpoint answers 404 with a JSON-RPC error", async () => {
+    const response = await fetchWorker("/mcp/tools", { method: "POST", headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json" }, body: "{}" });
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as any).error.message).toContain("POST /mcp");
   });
 
   it("a foreign Origin gets 403; an allowed one passes", async () => {
