@@ -52,11 +52,17 @@ export class TokenCache<T extends { userId?: string }> {
 }
 
 /**
- * The grant a token belongs to: the OAuth library's access and refresh tokens
- * are `{userId}:{grantId}:{secret}` (its documented format), so every token of
- * one grant shares what comes before the last colon.
+ * The user and grant a token belongs to: the OAuth library's access and
+ * refresh tokens are `{userId}:{grantId}:{secret}` (its documented format,
+ * which it splits the same way); null for a string of any other form.
  */
-export function grantOf(token: string): string {
-  const secret = token.lastIndexOf(":");
-  return secret < 0 ? token : token.slice(0, secret);
+export function tokenGrant(token: string): { userId: string; grantId: string } | null {
+  const [userId, grantId, secret, ...more] = token.split(":");
+  return userId === undefined || grantId === undefined || secret === undefined || more.length > 0 ? null : { userId, grantId };
+}
+
+/** The key every token of one grant shares (a token of no grant is its own). */
+function grantOf(token: string): string {
+  const grant = tokenGrant(token);
+  return grant === null ? token : `${grant.userId}:${grant.grantId}`;
 }

@@ -10,6 +10,7 @@ import type { OAuthErrorInternal } from "@cloudflare/workers-oauth-provider";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../env.js";
 import { mayBeIssued, type OAuthSetup } from "./oauth.js";
+import { tokenGrant } from "./token-cache.js";
 
 /**
  * The library says why a refresh failed only to its `onError` hook, which has
@@ -50,9 +51,10 @@ export async function aroundTokenRequest(oauth: OAuthSetup, env: Env, request: R
   if (!refresh.rotatedOut) return;
   // The library keeps the previous token usable until its successor is used (a lost response can be retried);
   // anything older is a replay. The library answers invalid_grant; the grant goes too.
-  const [userId, grantId] = token.split(":") as [string, string];
+  const grant = tokenGrant(token);
+  if (grant === null) return;
   try {
-    await oauth.server.getOAuthApi(env).revokeGrant(grantId, userId);
+    await oauth.server.getOAuthApi(env).revokeGrant(grant.grantId, grant.userId);
   } catch (error) {
     // The client already has its invalid_grant; the grant's tokens still expire on their own.
     console.error("revoking a grant whose rotated-out refresh token was replayed failed", error);

@@ -9,6 +9,7 @@ import { MCP_PATH, oauthFor, TOKEN_PATH, type OAuthSetup, type ResourceContext }
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
+import { clip } from "../note/unicode.js";
 import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
 import { authorize } from "./authorize.js";
@@ -45,8 +46,7 @@ app.use("*", async (c, next) => {
  */
 function misdirected(c: Context<RootEnv>, url: URL, settings: Settings): Response {
   const serves = settings.publicUrl ?? "loopback origins only (127.0.0.1, localhost or [::1], any port); set PUBLIC_URL to serve another";
-  const host = url.host.length > 100 ? `${url.host.slice(0, 100)}…` : url.host;
-  const message = `This server does not serve ${host}. It serves ${serves}.`;
+  const message = `This server does not serve ${clip(url.host, 100)}. It serves ${serves}.`;
   return c.json({ error: { code: "misdirected_request", message } }, 421);
 }
 

@@ -16,6 +16,7 @@ import { identityFor } from "../auth/identity.js";
 import { mayBeIssued, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import type { Env } from "../env.js";
+import { invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
 
@@ -156,16 +157,13 @@ ${who}
   );
 }
 
-/** Nothing a reader would see: spaces, controls, format characters (bidi controls, zero widths) and the other default-ignorable ones. */
-const INVISIBLE = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
-
 /**
  * The client's name, or "(no name)": the library falls back to the client ID
  * when the name is empty, and a name of invisible characters is no name
  * either (the heading would read "Allow ?").
  */
 function shownName(details: ConsentDescription): string {
-  const named = details.clientName !== details.clientId && !INVISIBLE.test(details.clientName);
+  const named = details.clientName !== details.clientId && !invisible(details.clientName);
   return named ? details.clientName : "(no name)";
 }
 

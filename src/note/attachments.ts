@@ -4,12 +4,12 @@
  * content, never a download link. The person records file metadata.
  */
 import { openNote } from "./access.js";
-import type { AttachmentPage, Caller, Changed, Input } from "./commands.js";
+import type { AttachmentPage, Caller, Input } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { decodeCursor, encodeCursor, type AttachmentKind } from "./cursor.js";
 import { invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { personChange, type PersonChange } from "./person-change.js";
+import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { sourceId } from "./sources.js";
 import { Checks, fields } from "./validate.js";
@@ -53,11 +53,7 @@ function page(ctx: NoteContext, kind: AttachmentKind, after: number, limit: numb
 }
 
 /** The person records a file's metadata (the file itself lives in the app). */
-export function addFile(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(ADD_FILE, ctx, caller, input);
-}
-
-const ADD_FILE: PersonChange<Input<"add_file">> = {
+export const ADD_FILE: PersonChange<Input<"add_file">> = {
   fields: ["name", "media_type", "size_bytes"],
   validate: (i, checks) => {
     checks.text("name", i.name, LIMITS.fileNameLength, { required: true, nonBlank: true });

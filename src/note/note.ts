@@ -6,16 +6,18 @@
  * the simulations all run this same code.
  */
 import { mayRun } from "./access.js";
-import { addFile, listAttachments } from "./attachments.js";
+import { ADD_FILE, listAttachments } from "./attachments.js";
 import type { Caller, CommandName, Input, Output } from "./commands.js";
 import type { Counterfactual, NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
-import { addMember, createNote, readNote, setApproval, setMarkdown } from "./person.js";
+import { keyedWrite } from "./keyed-write.js";
+import { ADD_MEMBER, createNote, readNote, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
+import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { editTab, setSlides } from "./slides.js";
-import { addSource } from "./sources.js";
+import { EDIT_TAB, SET_SLIDES } from "./slides.js";
+import { ADD_SOURCE } from "./sources.js";
 import type { NoteMeta, NoteStore } from "./store.js";
-import { addTab, createTab, deleteTab, listTabs, moveTab, readTab, renameTab } from "./tab-commands.js";
+import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tab-commands.js";
 
 export type { Counterfactual } from "./context.js";
 
@@ -28,26 +30,31 @@ export interface NoteOptions {
 /** Each operation's rules take the Note, the caller and the arguments as given: they check every field themselves. */
 type Handler<K extends CommandName> = (ctx: NoteContext, caller: Caller, input: unknown) => Result<Output<K>>;
 
+/**
+ * Each operation: a read or `create_note` is a function of its own; an agent's
+ * write is its rules run by the keyed-write pipeline, a person's change its
+ * rules run by the person's pipeline.
+ */
 const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   // The agent's tools.
   list_tabs: listTabs,
   read_tab: readTab,
-  create_tab: createTab,
-  edit_tab: editTab,
-  add_source: addSource,
+  create_tab: (ctx, caller, input) => keyedWrite(CREATE_TAB, ctx, caller, input),
+  edit_tab: (ctx, caller, input) => keyedWrite(EDIT_TAB, ctx, caller, input),
+  add_source: (ctx, caller, input) => keyedWrite(ADD_SOURCE, ctx, caller, input),
   list_attachments: listAttachments,
   // The person's app.
   create_note: createNote,
   read_note: readNote,
-  set_approval: setApproval,
-  add_member: addMember,
-  add_tab: addTab,
-  rename_tab: renameTab,
-  move_tab: moveTab,
-  delete_tab: deleteTab,
-  set_slides: setSlides,
-  set_markdown: setMarkdown,
-  add_file: addFile,
+  set_approval: (ctx, caller, input) => personChange(SET_APPROVAL, ctx, caller, input),
+  add_member: (ctx, caller, input) => personChange(ADD_MEMBER, ctx, caller, input),
+  add_tab: (ctx, caller, input) => personChange(ADD_TAB, ctx, caller, input),
+  rename_tab: (ctx, caller, input) => personChange(RENAME_TAB, ctx, caller, input),
+  move_tab: (ctx, caller, input) => personChange(MOVE_TAB, ctx, caller, input),
+  delete_tab: (ctx, caller, input) => personChange(DELETE_TAB, ctx, caller, input),
+  set_slides: (ctx, caller, input) => personChange(SET_SLIDES, ctx, caller, input),
+  set_markdown: (ctx, caller, input) => personChange(SET_MARKDOWN, ctx, caller, input),
+  add_file: (ctx, caller, input) => personChange(ADD_FILE, ctx, caller, input),
 };
 
 export class Note {

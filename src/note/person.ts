@@ -3,11 +3,11 @@
  * it whole, approve it for connectors, add members, set the Markdown text.
  */
 import { openNote } from "./access.js";
-import type { Caller, Changed, Input, NoteSummary, WholeNote } from "./commands.js";
+import type { Caller, Input, NoteSummary, WholeNote } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
 import { LIMITS } from "./limits.js";
-import { personChange, type PersonChange } from "./person-change.js";
+import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { numbered } from "./slides.js";
 import type { NoteMeta } from "./store.js";
@@ -69,11 +69,7 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
 }
 
 /** The person approves the Note for connectors, or revokes it; the members' directories learn it. */
-export function setApproval(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(SET_APPROVAL, ctx, caller, input);
-}
-
-const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
+export const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
   fields: ["approved"],
   validate: (i, checks) => checks.boolean("approved", i.approved),
   apply: (_ctx, meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
@@ -81,11 +77,7 @@ const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
 };
 
 /** A new member may use the Note in the app and, once it is approved, through connectors. */
-export function addMember(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(ADD_MEMBER, ctx, caller, input);
-}
-
-const ADD_MEMBER: PersonChange<Input<"add_member">> = {
+export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
   fields: ["user"],
   validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
   apply: (ctx, _meta, i) => {
@@ -96,11 +88,7 @@ const ADD_MEMBER: PersonChange<Input<"add_member">> = {
   tellsMembers: true,
 };
 
-export function setMarkdown(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(SET_MARKDOWN, ctx, caller, input);
-}
-
-const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
+export const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
   fields: ["text"],
   validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
   apply: (ctx, _meta, i) => {

@@ -3,24 +3,19 @@
  * the person may replace the whole deck in the app. Positions, styling and
  * layout stay with the person: an agent cannot choose where a slide goes.
  */
-import type { Caller, Changed, EditedTab, Input, SlideInput, SlideOutput } from "./commands.js";
-import type { NoteContext } from "./context.js";
+import type { Input, SlideInput, SlideOutput } from "./commands.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
-import { asGiven, keyedWrite, type KeyedWrite } from "./keyed-write.js";
+import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
-import { personChange, type PersonChange } from "./person-change.js";
-import { fail, ok, type Result } from "./result.js";
+import type { PersonChange } from "./person-change.js";
+import { fail, ok } from "./result.js";
 import type { Slide } from "./store.js";
 import { findTab, summary } from "./tabs.js";
 
 const EDIT_OPERATIONS = ["slide_add", "slides_add_outline"] as const;
 
 /** `edit_note_tab`: appends slides to the slides tab with this exact ID. */
-export function editTab(ctx: NoteContext, caller: Caller, input: unknown): Result<EditedTab> {
-  return keyedWrite(EDIT_TAB, ctx, caller, input);
-}
-
-const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
+export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
   tool: "edit_tab",
   fields: ["tab_id", "operation", "title", "body", "notes", "slides"],
   validate: (i, checks) => {
@@ -57,11 +52,7 @@ const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
 };
 
 /** The person replaces a deck's slides in the app. */
-export function setSlides(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(SET_SLIDES, ctx, caller, input);
-}
-
-const SET_SLIDES: PersonChange<Input<"set_slides">> = {
+export const SET_SLIDES: PersonChange<Input<"set_slides">> = {
   fields: ["tab_id", "slides"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);

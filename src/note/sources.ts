@@ -3,23 +3,18 @@
  * Note. A page already attached under any spelling of its URL comes back as
  * it is, with nothing written, as the desktop app refuses a link it has.
  */
-import type { AddedSource, Caller, Input } from "./commands.js";
-import type { NoteContext } from "./context.js";
+import type { Input } from "./commands.js";
 import { limitExceeded } from "./errors.js";
-import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
+import type { KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
-import { fail, ok, type Result } from "./result.js";
+import { fail, ok } from "./result.js";
 import { clip } from "./unicode.js";
 import { parseSourceUrl, type ParsedUrl } from "./url.js";
 
 type ParsedPage = Extract<ParsedUrl, { ok: true }>;
 
 /** `add_note_source`. */
-export function addSource(ctx: NoteContext, caller: Caller, input: unknown): Result<AddedSource> {
-  return keyedWrite(ADD_SOURCE, ctx, caller, input);
-}
-
-const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }> = {
+export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }> = {
   tool: "add_source",
   fields: ["title", "url", "description"],
   validate: (i, checks) => {

@@ -4,12 +4,12 @@
  * Every one names an existing tab by its exact ID (tabs.ts).
  */
 import { openNote } from "./access.js";
-import type { Caller, Changed, CreatedTab, Input, TabContent, TabList } from "./commands.js";
+import type { Caller, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
-import { asGiven, keyedWrite, type KeyedWrite } from "./keyed-write.js";
+import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
-import { personChange, type PersonChange } from "./person-change.js";
+import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { numbered, toSlide } from "./slides.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
@@ -48,11 +48,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 }
 
 /** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
-export function createTab(ctx: NoteContext, caller: Caller, input: unknown): Result<CreatedTab> {
-  return keyedWrite(CREATE_TAB, ctx, caller, input);
-}
-
-const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">> = {
+export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">> = {
   tool: "create_tab",
   fields: ["tab_type", "label", "slides"],
   validate: (i, checks) => {
@@ -85,11 +81,7 @@ const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"create_ta
 };
 
 /** The person adds a tab, at the end or at `position`. */
-export function addTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(ADD_TAB, ctx, caller, input);
-}
-
-const ADD_TAB: PersonChange<Input<"add_tab">> = {
+export const ADD_TAB: PersonChange<Input<"add_tab">> = {
   fields: ["tab_type", "label", "position"],
   validate: (i, checks) => {
     checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
@@ -110,11 +102,7 @@ const ADD_TAB: PersonChange<Input<"add_tab">> = {
   },
 };
 
-export function renameTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(RENAME_TAB, ctx, caller, input);
-}
-
-const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
+export const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
   fields: ["tab_id", "label"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);
@@ -131,11 +119,7 @@ const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
   },
 };
 
-export function moveTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(MOVE_TAB, ctx, caller, input);
-}
-
-const MOVE_TAB: PersonChange<Input<"move_tab">> = {
+export const MOVE_TAB: PersonChange<Input<"move_tab">> = {
   fields: ["tab_id", "position"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);
@@ -150,11 +134,7 @@ const MOVE_TAB: PersonChange<Input<"move_tab">> = {
   },
 };
 
-export function deleteTab(ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
-  return personChange(DELETE_TAB, ctx, caller, input);
-}
-
-const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
+export const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
   fields: ["tab_id"],
   validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
   apply: (ctx, meta, i) => {

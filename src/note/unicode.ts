@@ -14,6 +14,14 @@ export function loneSurrogateAt(text: string): number {
   return text.isWellFormed() ? -1 : text.search(LONE_SURROGATE);
 }
 
+/** Nothing a reader would see: spaces, controls, format characters (bidi controls, zero widths) and the other default-ignorable ones. */
+const INVISIBLE = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** Whether `text` shows nothing at all (the empty text included). */
+export function invisible(text: string): boolean {
+  return INVISIBLE.test(text);
+}
+
 /** Text to echo in an answer: at most `max` UTF-16 units, never cutting a surrogate pair, and saying how long it was. */
 export function clip(text: string, max = 200): string {
   if (text.length <= max) return text;

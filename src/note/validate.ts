@@ -7,12 +7,10 @@
 import { invalidArguments, type Issue } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, type Result } from "./result.js";
-import { loneSurrogateAt, notWellFormed } from "./unicode.js";
+import { invisible, loneSurrogateAt, notWellFormed } from "./unicode.js";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-/** Nothing a person would see: spaces, and format characters such as zero-width joiners. */
-const BLANK = /^[\s\p{Cf}]*$/u;
 /** Every line break, Unicode's line and paragraph separators too. */
 const LINE_BREAK = /[\r\n\u2028\u2029]/;
 
@@ -48,7 +46,7 @@ export class Checks {
     const surrogate = loneSurrogateAt(value);
     if (surrogate >= 0) this.add(path, notWellFormed(surrogate));
     else if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
-    else if (rules.nonBlank === true && BLANK.test(value)) this.add(path, "must not be empty or blank (spaces and invisible characters only)");
+    else if (rules.nonBlank === true && invisible(value)) this.add(path, "must not be empty or blank (spaces and invisible characters only)");
     else if (CONTROL.test(value)) this.add(path, "must not contain control characters");
     else if (rules.oneLine === true && LINE_BREAK.test(value)) this.add(path, "must be one line");
     else if (rules.trimmed === true && value.trim() !== value) this.add(path, "must not start or end with spaces");

@@ -892,7 +892,7 @@ describe("the Note checks what it is given, whoever calls it", () => {
   it("labels and user IDs a person could not tell apart are refused: invisible, on two lines, or padded", () => {
     const f = new Fixture();
     const v = f.version();
-    for (const label of ["\u200d", " \u200b ", "a\u2028b", "a\u2029b"]) {
+    for (const label of ["\u200d", " \u200b ", "\u3164", "a\u2028b", "a\u2029b"]) {
       expect({ label, paths: issuePaths(f.run(APP, "add_tab", { tab_type: "slides", label })) }).toEqual({ label, paths: ["label"] });
     }
     for (const user of ["Bob ", " bob", "bo\nb"]) {
