@@ -15,7 +15,7 @@ import { invalidArguments, type Issue, type NoteError } from "../note/errors.js"
 import { LIMITS } from "../note/limits.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
-import { durableGateway } from "./gateway.js";
+import { durableGateway, listNotes } from "./gateway.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
 export const api = new Hono<AppEnv>().basePath("/api/v1");
@@ -47,6 +47,8 @@ const bodies = {
     markdown: z.string().max(LIMITS.markdownLength).optional(),
   }),
   approval: z.strictObject({ approved: z.boolean(), expected_version }),
+  rename: z.strictObject({ title: z.string().min(1).max(LIMITS.noteTitleLength), expected_version }),
+  deleteNote: z.strictObject({ expected_version }),
   member: z.strictObject({ user: z.string().min(1).max(LIMITS.userIdLength), expected_version }),
   addTab: z.strictObject({
     tab_type: z.enum(["slides", "sheet"]),
@@ -74,6 +76,11 @@ const queries = {
   none: z.strictObject({}),
   // Many HTTP clients cannot send a body with DELETE: a change may carry its version here instead.
   change: z.strictObject({ expected_version: wholeNumber.pipe(z.int().min(1)).optional() }),
+  notes: z.strictObject({
+    limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.notesPageSize)).optional(),
+    cursor: z.string().min(1).max(LIMITS.notesCursorLength).optional(),
+    title_contains: z.string().min(1).max(LIMITS.noteTitleLength).optional(),
+  }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -147,11 +154,12 @@ function refusal(c: Context<AppEnv>, issues: Issue[]): Error {
 
 api.onError(answerError);
 
+// Every Note the person is a member of, approved or not, paged and filtered as list_notes is.
 api.get("/notes", async (c) => {
-  const query = parseArguments(queries.none, queryOf(c));
+  const query = parseArguments(queries.notes, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
-  const notes = await c.env.DIRECTORY.get(c.env.DIRECTORY.idFromName(c.get("principal").user)).list();
-  return c.json({ notes });
+  const page = await listNotes(c.env, c.get("principal").user, query.value, false);
+  return page.ok ? c.json(page.value) : errorResponse(c, page.error);
 });
 
 api.post("/notes", async (c) => {
@@ -162,6 +170,10 @@ api.post("/notes", async (c) => {
 });
 
 api.get("/notes/:id", (c) => run(c, c.req.param("id"), "read_note", queries.none, queryOf(c)));
+
+api.patch("/notes/:id", async (c) => run(c, c.req.param("id"), "rename_note", bodies.rename, await argumentsOf(c)));
+
+api.delete("/notes/:id", async (c) => run(c, c.req.param("id"), "delete_note", bodies.deleteNote, await argumentsOf(c)));
 
 api.get("/notes/:id/attachments", (c) => run(c, c.req.param("id"), "list_attachments", queries.attachments, queryOf(c)));
 

@@ -50,7 +50,15 @@ const outline = z.array(slide).min(1).max(LIMITS.slidesPerCall);
 const tabId = text().min(1).max(100);
 
 export const inputs = {
-  list_notes: z.strictObject({}),
+  list_notes: z.strictObject({
+    title_contains: text()
+      .min(1)
+      .max(LIMITS.noteTitleLength)
+      .optional()
+      .describe("Only Notes whose title contains this text, ignoring case (e.g. \"budget\" finds \"Q3 Budget\"); every character, % and _ too, matches itself."),
+    limit: z.int().min(1).max(LIMITS.notesPageSize).optional().describe(`Notes per page, 1 to ${LIMITS.notesPageSize} (default ${LIMITS.notesPageSize}).`),
+    cursor: text().min(1).max(LIMITS.notesCursorLength).optional().describe("next_cursor from the previous page, exactly as returned."),
+  }),
   list_note_tabs: z.strictObject({ note_id: noteId }),
   read_note_tab: z.strictObject({
     note_id: noteId,
@@ -109,6 +117,7 @@ const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean
 export const outputs = {
   list_notes: z.object({
     notes: z.array(z.object({ note_id: z.string(), title: z.string() })),
+    next_cursor: z.string().nullable(),
   }),
   list_note_tabs: z.object({ note_id: z.string(), title: z.string(), version: z.int(), tabs: z.array(tabSummary) }),
   read_note_tab: z.object({
@@ -148,9 +157,11 @@ export const outputs = {
 
 export type ToolName = keyof typeof inputs;
 
-/** What list_notes answers: the user's approved Notes, from the user's directory rather than a Note. */
+/** What list_notes answers: a page of the user's approved Notes, from the user's directory rather than a Note. */
 export interface NoteList {
   notes: { note_id: string; title: string }[];
+  /** Pass it back for the next page; null on the last page. */
+  next_cursor: string | null;
 }
 
 /** Each tool's answer in the domain's own types: what `outputs` must declare, no more and no less. */

@@ -30,10 +30,18 @@ import { errorResult, successResult } from "./results.js";
 import { inputs, outputs, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
+/** A list_notes query, valid by its schema (the cursor is checked where it is decoded). */
+export interface NoteQuery {
+  title_contains?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 /** Where a tool call goes once its arguments are valid. */
 export interface NoteGateway {
   execute<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Result<unknown>>;
-  listNotes(user: string): Promise<NoteList>;
+  /** A page of the user's approved Notes, or invalid_arguments for a cursor not issued to them. */
+  listNotes(user: string, query: NoteQuery): Promise<Result<NoteList>>;
 }
 
 export const SERVER_INFO = { name: "osfoundry-notes-connector", title: "osFoundry Notes", version: "0.1.0" } as const;
@@ -147,7 +155,10 @@ async function callTool(principal: Principal, gateway: NoteGateway, name: string
   const parsed = parseArguments(inputs[tool.name], args ?? {});
   if (!parsed.ok) return errorResult(parsed.error);
 
-  if (tool.command === null) return successResult(await gateway.listNotes(principal.user));
+  if (tool.command === null) {
+    const page = await gateway.listNotes(principal.user, parsed.value as NoteQuery);
+    return page.ok ? successResult(page.value) : errorResult(page.error as NoteError);
+  }
   const { note_id, ...input } = parsed.value as { note_id: string } & Record<string, unknown>;
   const caller: Caller = { user: principal.user, channel: "connector" };
   const result = await gateway.execute(note_id, caller, tool.command, input as never);

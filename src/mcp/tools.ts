@@ -32,7 +32,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "list_notes",
     title: "List Notes",
-    description: "Lists the Notes you can use through this connector (you are a member and the Note is approved), with their IDs.",
+    description:
+      "Lists the Notes you can use through this connector (you are a member and the Note is approved), with their IDs, ordered by ID. " +
+      `To find a Note by name, pass a fragment of its title in title_contains (case is ignored). Up to ${LIMITS.notesPageSize} Notes per call; ` +
+      "pass next_cursor back to get the next page until it is null.",
     scopes: READ,
     readOnly: true,
     command: null,

@@ -33,7 +33,8 @@ const CHANNELS: readonly Caller["channel"][] = ["app", "connector"];
 /** The Note's meta, if this caller may use it through this door. */
 export function openNote(ctx: NoteContext, caller: Caller): Result<NoteMeta> {
   const meta = ctx.store.readMeta();
-  if (meta === null || !ctx.store.isMember(caller.user)) return fail(noteNotFound(ctx.id));
+  // A deleted Note is gone for everyone at once, while its object finishes erasing it.
+  if (meta === null || meta.deleted || !ctx.store.isMember(caller.user)) return fail(noteNotFound(ctx.id));
   // Only the person's own app reaches a Note its owner has not approved.
   if (caller.channel !== "app" && !meta.approved) {
     return fail({

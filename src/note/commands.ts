@@ -160,6 +160,8 @@ export interface Commands {
   read_note: { input: Record<string, never>; output: WholeNote };
   set_approval: { input: { approved: boolean; expected_version?: number | undefined }; output: Changed };
   add_member: { input: { user: string; expected_version?: number | undefined }; output: Changed };
+  rename_note: { input: { title: string; expected_version?: number | undefined }; output: Changed };
+  delete_note: { input: { expected_version?: number | undefined }; output: Changed };
   add_tab: {
     input: { tab_type: AddableTabType; label?: string | undefined; position?: number | undefined; expected_version?: number | undefined };
     output: Changed;

@@ -1,9 +1,9 @@
 /**
- * Opaque paging cursors for attachments. A cursor names a position in one
- * Note's list of one kind and carries a checksum, so a cursor that was edited,
- * truncated or taken from another Note or list is refused instead of silently
- * paging from somewhere else. It is an integrity check, not a secret: the
- * position it hides is the caller's own data.
+ * Opaque paging cursors, for a Note's attachments and for a user's list of
+ * Notes. A cursor names a position in one list and carries a checksum, so a
+ * cursor that was edited, truncated or taken from another Note, user or list
+ * is refused instead of silently paging from somewhere else. It is an
+ * integrity check, not a secret: the position it hides is the caller's own data.
  */
 export type AttachmentKind = "sources" | "files";
 
@@ -28,6 +28,34 @@ export function decodeCursor(noteId: string, kind: AttachmentKind, cursor: strin
   // atob ignores the spare bits of the last character: only the canonical spelling is this cursor.
   if (base64url(text) !== cursor) return null;
   return Number(match[2]);
+}
+
+/**
+ * A cursor into a user's list of Notes: the last Note ID of the page (the list
+ * is ordered by Note ID, so a Note added or removed between two pages neither
+ * repeats nor hides another). Bound to the user, not to a title filter: the
+ * position means the same under any filter.
+ */
+export function encodeNotesCursor(user: string, afterNoteId: string): string {
+  const body = `notes.${afterNoteId}`;
+  return base64url(`${body}.${checksum(user, body)}`);
+}
+
+/** The Note ID after which the next page starts, or null for a cursor not issued to this user. */
+export function decodeNotesCursor(user: string, cursor: string): string | null {
+  if (!/^[A-Za-z0-9_-]{1,160}$/.test(cursor)) return null;
+  let text: string;
+  try {
+    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null;
+  }
+  // Note IDs are 1 to 64 letters, digits, '-' or '_' (src/mcp/schemas.ts): never a '.'.
+  const match = /^notes\.([A-Za-z0-9_-]{1,64})\.([0-9a-f]{8})$/.exec(text);
+  if (match === null) return null;
+  const body = `notes.${match[1]}`;
+  if (match[2] !== checksum(user, body) || base64url(text) !== cursor) return null;
+  return match[1] as string;
 }
 
 function base64url(text: string): string {

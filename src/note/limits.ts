@@ -32,6 +32,10 @@ export const LIMITS = {
   idempotencyKeyLength: 256,
   userIdLength: 128,
   pageSize: 50,
+  /** Notes per page of list_notes and GET /api/v1/notes (and its default). */
+  notesPageSize: 100,
+  /** A list_notes cursor as a caller may send it: a Note ID of 64 characters gives one of 107. */
+  notesCursorLength: 160,
 } as const;
 
 /** Default retention of idempotency records: 7 days. */

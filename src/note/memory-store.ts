@@ -197,6 +197,16 @@ export class MemoryNoteStore implements NoteStore {
   directoryEntryDelivered(seq: number): void {
     this.#outbox.delete(seq);
   }
+  dropDirectoryEntries(): void {
+    const dropped = new Map(this.#outbox);
+    this.#onUndo(() => {
+      for (const [seq, owed] of dropped) this.#outbox.set(seq, owed);
+    });
+    this.#outbox.clear();
+  }
+  owesDirectoryEntries(): boolean {
+    return this.#outbox.size > 0;
+  }
 
   /**
    * Everything kept, as the rows of the SQLite tables of the same names and
@@ -208,7 +218,7 @@ export class MemoryNoteStore implements NoteStore {
     // Each row's columns in the order of the SQLite table (migrations add theirs at the end).
     return {
       meta: m === null ? [] : [{ id: 1, note_id: m.note_id, title: m.title, version: m.version, approved: m.approved ? 1 : 0,
-        next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count }],
+        next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count, deleted: m.deleted ? 1 : 0 }],
       markdown: this.#markdown === null ? [] : [{ id: 1, text: this.#markdown }],
       members: [...this.#members].sort(([a], [b]) => byCodePoint(a, b)).map(([user, role]) => ({ user, role })),
       tabs: [...this.#tabs.values()]
@@ -239,6 +249,7 @@ function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
     source_count: meta.source_count,
     file_count: meta.file_count,
     created_at: first.created_at,
+    deleted: meta.deleted,
   };
 }
 

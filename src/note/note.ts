@@ -11,7 +11,7 @@ import type { Caller, CommandName, Input, Output } from "./commands.js";
 import type { Counterfactual, NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { keyedWrite } from "./keyed-write.js";
-import { ADD_MEMBER, createNote, readNote, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
+import { ADD_MEMBER, createNote, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
 import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { EDIT_TAB, SET_SLIDES } from "./slides.js";
@@ -48,6 +48,8 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   read_note: readNote,
   set_approval: (ctx, caller, input) => personChange(SET_APPROVAL, ctx, caller, input),
   add_member: (ctx, caller, input) => personChange(ADD_MEMBER, ctx, caller, input),
+  rename_note: (ctx, caller, input) => personChange(RENAME_NOTE, ctx, caller, input),
+  delete_note: (ctx, caller, input) => personChange(DELETE_NOTE, ctx, caller, input),
   add_tab: (ctx, caller, input) => personChange(ADD_TAB, ctx, caller, input),
   rename_tab: (ctx, caller, input) => personChange(RENAME_TAB, ctx, caller, input),
   move_tab: (ctx, caller, input) => personChange(MOVE_TAB, ctx, caller, input),

@@ -26,7 +26,12 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const args = given.value as Input<"create_note">;
-  if (ctx.store.readMeta() !== null) {
+  const existing = ctx.store.readMeta();
+  if (existing?.deleted === true) {
+    // Its members' directories have not all dropped it yet; once they have, the object is erased and the ID is free.
+    return fail({ code: "note_exists", message: `The Note "${ctx.id}" is being deleted; try again in a minute, or choose another ID.`, note_id: ctx.id });
+  }
+  if (existing !== null) {
     return fail({ code: "note_exists", message: `A Note "${ctx.id}" already exists; choose another ID.`, note_id: ctx.id });
   }
   const meta: NoteMeta = {
@@ -39,6 +44,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
     source_count: 0,
     file_count: 0,
     created_at: ctx.now(),
+    deleted: false,
   };
   ctx.store.writeMeta(meta);
   ctx.store.addMember(caller.user, "owner");
@@ -85,6 +91,30 @@ export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
     ctx.store.addMember(i.user, "editor");
     return ok({});
   },
+  tellsMembers: true,
+};
+
+/** The person renames the Note; the members' directories (list_notes) show the new title. */
+export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
+  fields: ["title"],
+  validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true }),
+  apply: (_ctx, meta, i) => {
+    const title = i.title.trim();
+    return meta.title === title ? ok("unchanged") : ok({ meta: { ...meta, title } });
+  },
+  tellsMembers: true,
+};
+
+/**
+ * The person deletes the Note: a tombstone, in this one transaction with the
+ * removal queued for every member (directory.ts). From the commit on, every
+ * operation answers note_not_found; the object erases its storage once every
+ * directory has dropped the Note (src/storage/note-object.ts).
+ */
+export const DELETE_NOTE: PersonChange<Input<"delete_note">> = {
+  fields: [],
+  validate: () => {},
+  apply: (_ctx, meta) => ok({ meta: { ...meta, deleted: true } }),
   tellsMembers: true,
 };
 

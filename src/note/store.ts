@@ -21,6 +21,11 @@ export interface NoteMeta {
   source_count: number;
   file_count: number;
   created_at: number;
+  /**
+   * The person deleted the Note: every operation answers note_not_found while
+   * its members' directories learn it, then the object erases its storage.
+   */
+  deleted: boolean;
 }
 
 export interface TabRow {
@@ -79,6 +84,8 @@ export interface DirectoryEntry {
   approved: boolean;
   /** The Note's version when the entry was written: an older entry never overwrites a newer one. */
   version: number;
+  /** The Note was deleted: the directory drops it (an entry at a version up to this one). */
+  removed?: boolean;
 }
 
 /** A directory entry a member's directory has not received yet. */
@@ -140,4 +147,8 @@ export interface NoteStore {
   owedDirectoryEntries(): OwedEntry[];
   /** Drops a delivered entry; outside any operation's transaction. */
   directoryEntryDelivered(seq: number): void;
+  /** Drops every entry still owed, inside the operation that supersedes them (a deletion). */
+  dropDirectoryEntries(): void;
+  /** Whether any entry is still owed, read from storage: what decides that a deleted Note may be erased. */
+  owesDirectoryEntries(): boolean;
 }

@@ -13,7 +13,7 @@ export async function deliverDirectoryEntries(store: NoteStore, directories: Env
   let owed = 0;
   for (const { seq, user, entry } of store.owedDirectoryEntries()) {
     try {
-      await directories.get(directories.idFromName(user)).upsert(entry);
+      await directories.get(directories.idFromName(user)).receive(entry);
       store.directoryEntryDelivered(seq);
     } catch (error) {
       owed += 1;

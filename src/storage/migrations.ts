@@ -3,12 +3,15 @@
  * migration is never edited: a change is a new entry, with a test that
  * upgrades data written by the old schema (docs/storage-schema.md).
  */
+import { foldTitle } from "../note/directory.js";
 import type { Sql } from "./sql.js";
 
 export interface Migration {
   version: number;
   name: string;
   statements: string[];
+  /** Rows rewritten by code after the statements (what SQL alone cannot compute), in the same transaction. */
+  backfill?: (sql: Sql) => void;
 }
 
 export const NOTE_MIGRATIONS: readonly Migration[] = [
@@ -108,6 +111,15 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
        ), 0))`,
     ],
   },
+  {
+    version: 5,
+    name: "meta.deleted",
+    statements: [
+      // The person deleted the Note: it answers note_not_found until its members' directories
+      // have dropped it, then the object erases its storage (docs/decisions.md).
+      `ALTER TABLE meta ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
@@ -123,6 +135,21 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 2,
+    name: "notes.title_folded and the approved index",
+    statements: [
+      // The title as a title filter compares it (foldTitle: Unicode, which SQLite's lower() and LIKE are not).
+      `ALTER TABLE notes ADD COLUMN title_folded TEXT NOT NULL DEFAULT ''`,
+      // A connector's page (approved Notes only) is a range on this index, not a scan past unapproved entries.
+      `CREATE INDEX notes_approved ON notes (approved, note_id)`,
+    ],
+    backfill: (sql) => {
+      for (const row of sql.all<{ note_id: string; title: string }>(`SELECT note_id, title FROM notes`)) {
+        sql.run(`UPDATE notes SET title_folded = ? WHERE note_id = ?`, foldTitle(row.title), row.note_id);
+      }
+    },
+  },
 ];
 
 /**
@@ -136,6 +163,7 @@ export function migrate(sql: Sql, migrations: readonly Migration[]): number {
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     for (const statement of migration.statements) sql.run(statement);
+    migration.backfill?.(sql);
     sql.run(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, migration.version, migration.name);
   }
   return migrations.at(-1)?.version ?? 0;

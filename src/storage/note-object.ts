@@ -3,7 +3,8 @@
  * serialized. A thin shell: it migrates its SQLite schema in the constructor,
  * hands each operation to the Note's rules (src/note), which run it in one
  * transaction, and after the commit does the I/O that must not sit inside it:
- * directory deliveries, and the alarm that prunes idempotency records.
+ * directory deliveries, the alarm that prunes idempotency records, and the
+ * erasure of a deleted Note once every member's directory has dropped it.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
@@ -28,28 +29,37 @@ export class NoteObject extends DurableObject<Env> {
   /** When the alarm is set to ring (null: none), once read; saves a storage read on every write. */
   #alarmAt: number | null | undefined;
   #note: Note | undefined;
+  /** Whether the schema is in place: false once a deleted Note's storage was erased, until the next operation. */
+  #migrated = false;
+  /** The running directory delivery: one at a time, so entries reach a directory in the order they were queued. */
+  #delivering: Promise<number> = Promise.resolve(0);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = new Sql(ctx.storage.sql);
     this.store = new SqliteNoteStore(this.sql, ctx.storage);
     this.#retentionMs = settingsOf(env).idempotencyRetentionMs;
-    this.store.migrate(NOTE_MIGRATIONS);
+    this.#migrate();
   }
 
   /** Runs one operation of the Note's rules; the Note runs it in one transaction. */
   async execute<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Result<Output<K>>> {
+    // After an erasure the database is empty, tables and all: a later create_note starts a new Note.
+    this.#migrate();
     const result = this.#noteFor(noteId).execute(caller, name, input);
-    if (this.store.queuedDirectoryEntries()) await this.#deliver();
+    // The alarm before the delivery: an erasure at its end (deleteAll) takes any alarm with it.
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
+    if (this.store.queuedDirectoryEntries()) await this.#deliver();
     return result;
   }
 
-  /** Prunes idempotency records past retention and retries undelivered directory entries. */
+  /** Prunes idempotency records past retention and retries undelivered directory entries (and a deleted Note's erasure). */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
+    if (!this.#migrated) return;
     const { oldest } = this.#noteFor(this.store.readMeta()?.note_id ?? "").pruneIdempotency(this.#retentionMs);
     const owed = await this.#deliver();
+    if (!this.#migrated) return;
     const next = [oldest === null ? null : oldest + this.#retentionMs, owed > 0 ? Date.now() + REDELIVERY_MS : null].filter(
       (t): t is number => t !== null,
     );
@@ -63,10 +73,41 @@ export class NoteObject extends DurableObject<Env> {
     return this.#note;
   }
 
-  async #deliver(): Promise<number> {
+  #migrate(): void {
+    if (this.#migrated) return;
+    this.store.migrate(NOTE_MIGRATIONS);
+    this.#migrated = true;
+  }
+
+  /** Delivers the outbox after the deliveries already running; returns how many entries are still owed. */
+  #deliver(): Promise<number> {
+    // A delivery that threw (a storage error) must not stop every later one.
+    this.#delivering = this.#delivering.then(
+      () => this.#deliverNow(),
+      () => this.#deliverNow(),
+    );
+    return this.#delivering;
+  }
+
+  async #deliverNow(): Promise<number> {
+    if (!this.#migrated) return 0;
     const owed = await deliverDirectoryEntries(this.store, this.env.DIRECTORY);
     if (owed > 0) await this.#alarmBy(Date.now() + REDELIVERY_MS);
+    else await this.#eraseIfDeleted();
     return owed;
+  }
+
+  /**
+   * A deleted Note whose removal every member's directory has taken: erase
+   * the whole database and the alarm with it (deleteAll). Until then it stays
+   * a tombstone that answers note_not_found, and the alarm retries the removals.
+   */
+  async #eraseIfDeleted(): Promise<void> {
+    if (this.store.readMeta()?.deleted !== true || this.store.owesDirectoryEntries()) return;
+    this.#migrated = false;
+    this.#note = undefined;
+    this.#alarmAt = null;
+    await this.ctx.storage.deleteAll();
   }
 
   /** Makes sure the alarm rings no later than `at`. */

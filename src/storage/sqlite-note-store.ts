@@ -16,6 +16,7 @@ interface MetaRow {
   source_count: number;
   file_count: number;
   created_at: number;
+  deleted: number;
 }
 
 const SLIDES_PER_INSERT = 20;
@@ -77,17 +78,18 @@ export class SqliteNoteStore implements NoteStore {
 
   readMeta(): NoteMeta | null {
     const row = this.sql.first<MetaRow>(
-      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at FROM meta WHERE id = 1`,
+      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted FROM meta WHERE id = 1`,
     );
-    return row === null ? null : { ...row, approved: row.approved === 1 };
+    return row === null ? null : { ...row, approved: row.approved === 1, deleted: row.deleted === 1 };
   }
 
   writeMeta(meta: NoteMeta): void {
     this.sql.run(
-      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, version = excluded.version, approved = excluded.approved,
-         next_tab_n = excluded.next_tab_n, tab_count = excluded.tab_count, source_count = excluded.source_count, file_count = excluded.file_count`,
+         next_tab_n = excluded.next_tab_n, tab_count = excluded.tab_count, source_count = excluded.source_count, file_count = excluded.file_count,
+         deleted = excluded.deleted`,
       meta.note_id,
       meta.title,
       meta.version,
@@ -97,6 +99,7 @@ export class SqliteNoteStore implements NoteStore {
       meta.source_count,
       meta.file_count,
       meta.created_at,
+      meta.deleted ? 1 : 0,
     );
   }
 
@@ -245,5 +248,11 @@ export class SqliteNoteStore implements NoteStore {
   }
   directoryEntryDelivered(seq: number): void {
     this.sql.run(`DELETE FROM outbox WHERE seq = ?`, seq);
+  }
+  dropDirectoryEntries(): void {
+    this.sql.run(`DELETE FROM outbox`);
+  }
+  owesDirectoryEntries(): boolean {
+    return this.sql.first(`SELECT 1 FROM outbox LIMIT 1`) !== null;
   }
 }

@@ -212,6 +212,7 @@ export class NoteModel {
                 source_count: meta.source_count,
                 file_count: meta.file_count,
                 created_at: TIME,
+                deleted: false,
               },
             ],
       members: [...this.members].map(([user, role]) => ({ user, role })),

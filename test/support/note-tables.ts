@@ -7,7 +7,7 @@ import { canonical, FINGERPRINT, FIXED, show, TIME, type Row, type Tables } from
 
 /** The tables the model predicts row by row: their columns and primary keys. */
 const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
-  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at"], key: ["id"] },
+  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at", "deleted"], key: ["id"] },
   members: { columns: ["user", "role"], key: ["user"] },
   tabs: { columns: ["id", "type", "label", "position", "slide_count"], key: ["id"] },
   slides: { columns: ["tab_id", "idx", "title", "body", "notes"], key: ["tab_id", "idx"] },
@@ -157,7 +157,7 @@ function column(table: string, name: string, value: unknown, problems: string[])
     if (typeof value !== "number" || !Number.isSafeInteger(value)) problems.push(`${table}.${name}: ${show(value)} is not a time in milliseconds`);
     return TIME;
   }
-  if (table === "meta" && name === "approved") return value === 1 || value === true;
+  if (table === "meta" && (name === "approved" || name === "deleted")) return value === 1 || value === true;
   if (table === "idempotency" && name === "result") {
     const result = { ...((typeof value === "string" ? JSON.parse(value) : value) as Row) };
     // A recorded first result says its arguments did not differ; only a replay's answer may say they did.

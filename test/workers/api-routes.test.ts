@@ -111,7 +111,7 @@ describe("paths and methods the API does not serve", () => {
   it("a known path with a method it does not take answers 405, its Allow header and the API's JSON error", async () => {
     const cases: [string, string, string][] = [
       ["PUT", "/notes", "GET, HEAD, POST"],
-      ["DELETE", "/notes/x", "GET, HEAD"],
+      ["PUT", "/notes/x", "GET, HEAD, PATCH, DELETE"],
       ["GET", "/notes/x/tabs", "POST"],
       ["POST", "/notes/x/tabs/y", "PATCH, DELETE"],
       ["GET", "/notes/x/markdown", "PUT"],

@@ -103,7 +103,7 @@ function stores(): [string, (test: (store: NoteStore, dumpNow: () => string) => 
 
 /** Writes to every kind of state a Note keeps: the meta row, a tab, its slides, a key record, a source, a file, the outbox. */
 function writeEverything(store: NoteStore): void {
-  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0 };
+  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0, deleted: false };
   store.writeMeta({ ...meta, version: meta.version + 1, next_tab_n: meta.next_tab_n + 1 });
   store.insertTab({ id: "slides-99-x", type: "slides", label: "L", position: 3, slide_count: 1 });
   store.appendSlides("slides-99-x", 0, [{ title: "s", body: "", notes: "" }]);

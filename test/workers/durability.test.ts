@@ -46,9 +46,10 @@ describe("durability", () => {
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const counted = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
-      // The database as schema 1 left it: no tab_count, no fingerprint, migrations 2 and 3 not applied.
+      // The database as schema 1 left it: no tab_count, no fingerprint, no deleted, migrations 2 to 5 not applied.
       state.storage.transactionSync(() => {
         sql.run("ALTER TABLE meta DROP COLUMN tab_count");
+        sql.run("ALTER TABLE meta DROP COLUMN deleted");
         sql.run("ALTER TABLE idempotency DROP COLUMN fingerprint");
         sql.run("DELETE FROM schema_migrations WHERE version >= 2");
       });

@@ -15,7 +15,7 @@ import type { Caller } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
 import { noteNotFound } from "../../src/note/errors.js";
-import { fail } from "../../src/note/result.js";
+import { fail, ok } from "../../src/note/result.js";
 
 const USER = "alice";
 const PERSON: Caller = { user: USER, channel: "app" };
@@ -43,13 +43,13 @@ class MemoryNotes implements NoteGateway {
   };
 
   // The directory in production; here the same answer read from the Notes themselves.
-  listNotes: NoteGateway["listNotes"] = async (user) => {
+  listNotes: NoteGateway["listNotes"] = async (user, _query) => {
     const notes: { note_id: string; title: string }[] = [];
     for (const note of this.notes.values()) {
       const whole = note.execute({ user, channel: "app" }, "read_note", {});
       if (whole.ok && whole.value.approved) notes.push({ note_id: whole.value.note_id, title: whole.value.title });
     }
-    return { notes };
+    return ok({ notes, next_cursor: null });
   };
 }
 
@@ -144,7 +144,7 @@ describe("every tool's success matches its declared output schema", () => {
         const result = await notes.execute(noteId, caller, name, input);
         return result.ok ? { ok: true, value: { ...(result.value as object), version: "7" } } : result;
       },
-      listNotes: (user) => notes.listNotes(user),
+      listNotes: (user, query) => notes.listNotes(user, query),
     };
     const client = await connect(broken);
     await expect(client.callTool({ name: "list_note_tabs", arguments: { note_id: "n1" } })).rejects.toThrow(/output schema/);
@@ -153,7 +153,7 @@ describe("every tool's success matches its declared output schema", () => {
   it("each of the seven tools answers a structured result the client accepts", async () => {
     const { client, noteId, version } = await setUp();
 
-    expect(await call(client, "list_notes", {})).toEqual({ notes: [{ note_id: noteId, title: "Note n1" }] });
+    expect(await call(client, "list_notes", {})).toEqual({ notes: [{ note_id: noteId, title: "Note n1" }], next_cursor: null });
     const list = await call(client, "list_note_tabs", { note_id: noteId });
     expect(list).toMatchObject({ note_id: noteId, version });
     expect(list.tabs.map((t: { id: string }) => t.id)).toEqual(["markdown", "files", "sources"]);
