@@ -40,7 +40,7 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
+  const operations = ["create_note", "set_approval", "add_member", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
   const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
@@ -290,6 +290,15 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       approved: p.approved === "missing" ? undefined : p.approved === "yes",
       expected_version: personalVersion(p.v, m),
     })),
+    rename_note: person(
+      "rename_note",
+      2,
+      fc.record({ who, title: pick({ plain: 4, other: 2, same: 1, padded: 1, max: 1, over: 1, blank: 1, missing: 1, control: 1 }), v: personVersion }),
+      (p, m) => ({
+        title: p.title === "max" ? long(LIMIT.noteTitle) : p.title === "over" ? long(LIMIT.noteTitle + 1) : p.title === "other" ? "Plan C" : p.title === "same" ? m.meta?.title : TITLES[p.title],
+        expected_version: personalVersion(p.v, m),
+      }),
+    ),
     add_member: person("add_member", 2, fc.record({ who, user: pick({ bob: 4, alice: 1, carol: 1, max: 1, over: 1, blank: 1, missing: 1 }), v: personVersion }), (p, m) => ({
       user: { bob: "bob", alice: "alice", carol: "carol", max: long(LIMIT.user, "u"), over: long(LIMIT.user + 1, "u"), blank: " ", missing: undefined }[p.user],
       expected_version: personalVersion(p.v, m),

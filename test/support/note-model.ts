@@ -575,6 +575,11 @@ export class NoteModel {
           plan: () => (input.approved === this.meta?.approved ? {} : { apply: () => void ((this.meta as Meta).approved = input.approved as boolean) }),
         };
       }
+      case "rename_note": {
+        argument(text(input.title, LIMIT.noteTitle, { required: true, nonBlank: true }));
+        const title = String(input.title).trim();
+        return { failures, plan: () => (title === this.meta?.title ? {} : { apply: () => void ((this.meta as Meta).title = title) }) };
+      }
       case "add_member": {
         argument(text(input.user, LIMIT.user, { required: true, nonBlank: true }));
         const user = input.user as string;
