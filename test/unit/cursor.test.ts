@@ -1,6 +1,6 @@
 /** Paging cursors: a cursor names one position in one Note's list of one kind, and nothing else. */
 import { describe, expect, it } from "vitest";
-import { decodeCursor, encodeCursor } from "../../src/note/cursor.js";
+import { decodeCursor, decodeNotesCursor, encodeCursor, encodeNotesCursor } from "../../src/note/cursor.js";
 
 const NOTE = "note-cursor";
 
@@ -85,5 +85,22 @@ describe("a cursor this Note did not issue is refused", () => {
   it("a well-formed cursor with a forged checksum is refused", () => {
     const forged = btoa("sources.0.00000000").replace(/=+$/, "");
     expect(decodeCursor(NOTE, "sources", forged)).toBeNull();
+  });
+});
+
+describe("a list_notes cursor names a Note ID in one user's list", () => {
+  it.each(["a", "n-0001", "Z".repeat(64), "note-1b7c9a4e-4f7d-4a5b-9d3e-2a1c3b4d5e6f"])("a cursor after %s round-trips", (noteId) => {
+    const cursor = encodeNotesCursor("alice", noteId);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeNotesCursor("alice", cursor)).toBe(noteId);
+  });
+
+  it("another user's cursor, an attachments cursor, an edited one and garbage are refused", () => {
+    const cursor = encodeNotesCursor("alice", "n-0042");
+    expect(decodeNotesCursor("bob", cursor)).toBeNull();
+    expect(decodeNotesCursor("alice", encodeCursor("alice", "sources", 5))).toBeNull();
+    const flipped = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6);
+    expect(decodeNotesCursor("alice", flipped)).toBeNull();
+    for (const bad of ["", "%%%", "bm90LWEtY3Vyc29y", "x".repeat(200)]) expect(decodeNotesCursor("alice", bad)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
+import { DIRECTORY_MIGRATIONS, NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
 import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
 import { newNote, ok } from "../support/workers.js";
@@ -121,5 +121,29 @@ describe("durability", () => {
     const withoutMigrations = (dump: string) => JSON.stringify({ ...JSON.parse(dump), schema_migrations: null });
     expect(withoutMigrations(untouched.after)).toBe(withoutMigrations(untouched.before));
     expect(untouched.meta?.version).toBe(first.version);
+  });
+
+  it("directory migration 2 folds the titles of entries written before it, and a title filter finds them", async () => {
+    const stub = env.DIRECTORY.get(env.DIRECTORY.idFromName("directory-migration-2"));
+    const rows = await runInDurableObject(stub, (instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      // The directory as schema 1 left it: no title_folded, no index, migration 2 not applied.
+      state.storage.transactionSync(() => {
+        sql.run("DROP INDEX notes_approved");
+        sql.run("ALTER TABLE notes DROP COLUMN title_folded");
+        sql.run("DELETE FROM schema_migrations WHERE version = 2");
+        sql.run("INSERT INTO notes (note_id, title, approved, version) VALUES ('n1', 'Große PLÄNE', 1, 3), ('n2', 'Other', 0, 1)");
+      });
+      state.storage.transactionSync(() => migrate(sql, DIRECTORY_MIGRATIONS));
+      return {
+        folded: sql.all<{ note_id: string; title_folded: string }>("SELECT note_id, title_folded FROM notes ORDER BY note_id"),
+        found: instance.page({ after: "", limit: 10, approvedOnly: false, titleContains: "GROSSE pläne" }).notes,
+      };
+    });
+    expect(rows.folded).toEqual([
+      { note_id: "n1", title_folded: "grosse pläne" },
+      { note_id: "n2", title_folded: "other" },
+    ]);
+    expect(rows.found).toEqual([{ note_id: "n1", title: "Große PLÄNE", approved: true }]);
   });
 });
