@@ -58,6 +58,14 @@ function script(): Step[] {
     { caller: app, name: "read_note", input: () => ({}) },
     { caller: app, name: "set_approval", input: () => ({ approved: false }) },
     { caller: agent, name: "list_tabs", input: () => ({}) },
+    { caller: app, name: "rename_note", input: () => ({ title: "  Renamed Note  " }) },
+    { caller: app, name: "rename_note", input: () => ({ title: "" }) },
+    { caller: app, name: "delete_note", input: (l) => ({ expected_version: version(l) - 1 }) },
+    { caller: app, name: "delete_note", input: () => ({}) },
+    // The tombstone: gone for everyone, and its ID not free until the object erases it.
+    { caller: app, name: "read_note", input: () => ({}) },
+    { caller: app, name: "delete_note", input: () => ({}) },
+    { caller: app, name: "create_note", input: () => ({ title: "Again" }) },
   );
   return steps;
 }
@@ -69,6 +77,8 @@ function play(store: NoteStore, noteId: string): unknown[] {
   for (const step of script()) {
     results.push(note.execute(step.caller, step.name, step.input(results) as Input<typeof step.name>));
   }
+  // What the deletion left for the directories: the removals alone, every earlier entry dropped.
+  results.push(store.owedDirectoryEntries().map(({ user, entry }) => ({ user, entry })));
   return results;
 }
 
@@ -80,7 +90,9 @@ describe("the two stores", () => {
     const sqlite = await runInDurableObject(stub, (_instance, state) => play(new SqliteNoteStore(new Sql(state.storage.sql), state.storage), noteId));
     expect(sqlite).toEqual(memory);
     // The script must exercise both outcomes, or the comparison proves little.
-    const outcomes = memory.map((r: any) => (r.ok ? "ok" : r.error.code));
+    expect(memory.at(-1)).toEqual(["alice", "bob"].map((user) => ({ user, entry: { note_id: noteId, title: "Renamed Note", approved: false, version: expect.any(Number), removed: true } })));
+    expect(memory.at(-2)).toMatchObject({ ok: false, error: { code: "note_exists", message: expect.stringContaining("being deleted") } });
+    const outcomes = memory.slice(0, -1).map((r: any) => (r.ok ? "ok" : r.error.code));
     for (const code of ["ok", "note_not_found", "note_not_approved", "tab_not_found", "idempotency_key_reused", "invalid_arguments", "wrong_tab_type", "invalid_url", "version_conflict"]) {
       expect(outcomes).toContain(code);
     }
