@@ -155,4 +155,53 @@ describe("a deletion whose directory deliveries are still owed", () => {
     expect(await listed(noteId, "alice")).toEqual({ person: false, agent: false });
     expect(await listed(noteId, "bob")).toEqual({ person: false, agent: false });
   });
+
+  it("a rename racing a deletion never lists the Note again, whichever the object runs first", async () => {
+    for (let i = 0; i < 5; i++) {
+      const { noteId } = await fullNote();
+      const [rename, deletion] = await Promise.all([api("PATCH", `/notes/${noteId}`, { title: `Race ${i}` }), api("DELETE", `/notes/${noteId}`)]);
+      expect(deletion.status).toBe(200);
+      expect([200, 404]).toContain(rename.status);
+      expect(await dump(noteId)).toBe("{}");
+      expect(await listed(noteId, "alice")).toEqual({ person: false, agent: false });
+      expect(await listed(noteId, "bob")).toEqual({ person: false, agent: false });
+    }
+  });
+
+  it("an entry already on its way when the deletion commits reaches each directory before the removal", async () => {
+    const { noteId } = await fullNote();
+    const received: string[] = [];
+    const order = await runInDurableObject(stubOf(noteId), async (instance, state) => {
+      // Directories that record what they receive; alice's first delivery is slow, as over a congested link.
+      let slow = true;
+      const directories = {
+        idFromName: (user: string) => user,
+        get: (user: string) => ({
+          receive: async (entry: { removed?: boolean; title: string }) => {
+            if (user === "alice" && slow) {
+              slow = false;
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            received.push(`${user} ${entry.removed === true ? "removed" : entry.title}`);
+          },
+        }),
+      };
+      const object = instance as unknown as { env: typeof env };
+      const real = object.env;
+      object.env = { ...real, DIRECTORY: directories as unknown as typeof env.DIRECTORY };
+      try {
+        const rename = instance.execute(noteId, PERSON, "rename_note", { title: "On its way" });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        const deletion = await instance.execute(noteId, PERSON, "delete_note", {});
+        expect((await rename).ok).toBe(true);
+        expect(deletion.ok).toBe(true);
+      } finally {
+        object.env = real;
+      }
+      return { received, tables: dumpDatabase(state.storage.sql), alarm: await state.storage.getAlarm() };
+    });
+    expect(order.received).toEqual(["alice On its way", "bob On its way", "alice removed", "bob removed"]);
+    expect(order.tables).toBe("{}");
+    expect(order.alarm).toBeNull();
+  });
 });
