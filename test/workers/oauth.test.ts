@@ -231,6 +231,8 @@ describe("users reach only their own Notes", () => {
         ["PUT", "/tabs/slides-1-x/slides", { slides: [] }],
         ["PUT", "/markdown", { text: "mine" }],
         ["POST", "/files", { name: "a", media_type: "text/plain", size_bytes: 1 }],
+        ["PATCH", "", { title: "Mine now" }],
+        ["DELETE", "", undefined],
       ];
       for (const [method, path, body] of routes) {
         const answer = await api(method, `/notes/${noteId}${path}`, body, TOKENS.app);
