@@ -79,6 +79,16 @@ export class PersonApi {
     return this.#call("POST", "/notes", input);
   }
 
+  /** `PATCH /notes/:id`: renames the Note; every member's list shows the new title. */
+  renameNote(noteId: string, input: Input<"rename_note">): Promise<ApiResult<Output<"rename_note">>> {
+    return this.#call("PATCH", `/notes/${encodeURIComponent(noteId)}`, input);
+  }
+
+  /** `DELETE /notes/:id`: deletes the Note for every member; its storage is erased. */
+  deleteNote(noteId: string, input: Input<"delete_note"> = {}): Promise<ApiResult<Output<"delete_note">>> {
+    return this.#call("DELETE", `/notes/${encodeURIComponent(noteId)}`, input);
+  }
+
   /** `PUT /notes/:id/approval`: approves the Note for connectors, or revokes it. */
   setApproval(noteId: string, input: Input<"set_approval">): Promise<ApiResult<Output<"set_approval">>> {
     return this.#call("PUT", `/notes/${encodeURIComponent(noteId)}/approval`, input);

@@ -12,7 +12,8 @@ import { Note } from "../../src/note/note.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
 import { dumpDatabase } from "../support/dump.js";
-import { api, failure, newNote, ok, signInEveryone, TOKENS } from "../support/workers.js";
+import { orThrow } from "../../scripts/lib/person-api.js";
+import { api, failure, newNote, ok, personApi, signInEveryone, TOKENS } from "../support/workers.js";
 
 const PERSON: Caller = { user: "alice", channel: "app" };
 const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
@@ -98,7 +99,7 @@ describe("DELETE /api/v1/notes/:id", () => {
 
   it("the ID is free again: create_note makes a new Note from nothing, where an old key is a new intent", async () => {
     const { noteId, version, keyed, created } = await fullNote();
-    expect((await api("DELETE", `/notes/${noteId}`)).status).toBe(200);
+    expect(orThrow(await personApi().deleteNote(noteId), "delete the Note")).toEqual({ note_id: noteId, version: version + 1 });
     const again = await api("POST", "/notes", { note_id: noteId, title: "Reborn" });
     expect(again).toEqual({ status: 201, body: { note_id: noteId, title: "Reborn", approved: false, version: 1 } });
     expect((await api("PUT", `/notes/${noteId}/approval`, { approved: true })).body.version).toBe(2);

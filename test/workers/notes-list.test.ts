@@ -164,9 +164,8 @@ describe("list_notes on Notes made the real way", () => {
 
   it("a stale rename is a version_conflict and changes nothing", async () => {
     const { noteId, version } = await newNote({ title: "Stale" });
-    const answer = await api("PATCH", `/notes/${noteId}`, { title: "New", expected_version: version - 1 });
-    expect(answer.status).toBe(409);
-    expect(answer.body.error).toMatchObject({ code: "version_conflict", current_version: version });
+    const answer = await personApi().renameNote(noteId, { title: "New", expected_version: version - 1 });
+    expect(answer).toMatchObject({ ok: false, status: 409, error: { code: "version_conflict", current_version: version } });
     expect((await ok("list_note_tabs", { note_id: noteId })).title).toBe("Stale");
   });
 });
