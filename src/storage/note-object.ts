@@ -106,8 +106,15 @@ export class NoteObject extends DurableObject<Env> {
     if (this.store.readMeta()?.deleted !== true || this.store.owesDirectoryEntries()) return;
     this.#migrated = false;
     this.#note = undefined;
-    this.#alarmAt = null;
-    await this.ctx.storage.deleteAll();
+    try {
+      await this.ctx.storage.deleteAll();
+      this.#alarmAt = null;
+    } catch (error) {
+      // Nothing was erased: the tombstone stands, and the alarm tries again.
+      this.#migrated = true;
+      console.error("erasing a deleted Note failed; the alarm retries it", error);
+      await this.#alarmBy(Date.now() + REDELIVERY_MS);
+    }
   }
 
   /** Makes sure the alarm rings no later than `at`. */

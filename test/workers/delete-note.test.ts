@@ -205,4 +205,28 @@ describe("a deletion whose directory deliveries are still owed", () => {
     expect(order.tables).toBe("{}");
     expect(order.alarm).toBeNull();
   });
+
+  it("an erasure that fails leaves the tombstone and an alarm, which erases it", async () => {
+    const { noteId } = await fullNote();
+    const failed = await runInDurableObject(stubOf(noteId), async (instance, state) => {
+      const storage = state.storage as { deleteAll: () => Promise<void> };
+      const original = storage.deleteAll;
+      storage.deleteAll = async () => {
+        throw new Error("storage unavailable");
+      };
+      try {
+        const result = await instance.execute(noteId, PERSON, "delete_note", {});
+        return { ok: result.ok, meta: state.storage.sql.exec("SELECT deleted FROM meta").toArray(), alarm: await state.storage.getAlarm() };
+      } finally {
+        storage.deleteAll = original;
+      }
+    });
+    expect(failed).toEqual({ ok: true, meta: [{ deleted: 1 }], alarm: expect.any(Number) });
+    expect(await failure("list_note_tabs", { note_id: noteId })).toMatchObject({ code: "note_not_found" });
+    expect(await listed(noteId, "alice")).toEqual({ person: false, agent: false });
+
+    await runInDurableObject(stubOf(noteId), (instance) => instance.alarm());
+    expect(await dump(noteId)).toBe("{}");
+    expect(await alarmOf(noteId)).toBeNull();
+  });
 });
