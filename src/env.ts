@@ -19,6 +19,14 @@ interface ConnectorEnv {
   LOCAL_SIGN_IN?: string;
   /** The user name the local sign-in page suggests. */
   LOCAL_USER?: string;
+  /** The OpenID Connect provider people sign in through, e.g. https://accounts.example.com; unset: no upstream sign-in. */
+  OIDC_ISSUER?: string;
+  /** The client ID the provider registered for this connector. */
+  OIDC_CLIENT_ID?: string;
+  /** Secret (`wrangler secret put OIDC_CLIENT_SECRET`): the client secret the provider gave this connector. */
+  OIDC_CLIENT_SECRET?: string;
+  /** Comma-separated email domains; when set, only accounts with a verified email in one of them may sign in. */
+  OIDC_ALLOWED_EMAIL_DOMAINS?: string;
   /** Comma-separated origins allowed to call /mcp from a browser. */
   ALLOWED_ORIGINS?: string;
 }

@@ -19,12 +19,24 @@ export interface Settings {
   readonly accessTokenTtlSeconds: number;
   /** The local development sign-in (`LOCAL_SIGN_IN`, `LOCAL_USER`), or null when off (the default). */
   readonly localSignIn: { readonly defaultUser: string } | null;
+  /** Sign-in through an OpenID Connect provider (`OIDC_ISSUER`, `OIDC_CLIENT_ID`, secret `OIDC_CLIENT_SECRET`), or null when off. */
+  readonly oidc: OidcSettings | null;
   /** Browser origins besides the server's own allowed to call /mcp (`ALLOWED_ORIGINS`, comma-separated). */
   readonly allowedOrigins: readonly string[];
   /** How long an idempotency key is honoured (`IDEMPOTENCY_RETENTION_SECONDS`); default 7 days. */
   readonly idempotencyRetentionMs: number;
   /** Each variable that is set but invalid, named with what is wrong; empty when all are fine. */
   readonly problems: readonly string[];
+}
+
+export interface OidcSettings {
+  /** The provider's issuer exactly as its metadata names it, e.g. `https://accounts.example.com`. */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** A secret: never logged, never shown on a page. */
+  readonly clientSecret: string;
+  /** `OIDC_ALLOWED_EMAIL_DOMAINS`, lower-case; empty: any account of the provider may sign in. */
+  readonly allowedEmailDomains: readonly string[];
 }
 
 /** The raw variables this module reads. wrangler hands a `--var` that parses as JSON over as that JSON, so any type may arrive. */
@@ -34,6 +46,10 @@ export interface SettingsVariables {
   LOCAL_SIGN_IN?: unknown;
   LOCAL_USER?: unknown;
   ALLOWED_ORIGINS?: unknown;
+  OIDC_ISSUER?: unknown;
+  OIDC_CLIENT_ID?: unknown;
+  OIDC_CLIENT_SECRET?: unknown;
+  OIDC_ALLOWED_EMAIL_DOMAINS?: unknown;
   IDEMPOTENCY_RETENTION_SECONDS?: unknown;
 }
 
@@ -87,6 +103,11 @@ export function parseSettings(env: SettingsVariables): Settings {
   const allowedOrigins = read("ALLOWED_ORIGINS", origins, []);
   const retentionSeconds = read<number | null>("IDEMPOTENCY_RETENTION_SECONDS", (text) => integerIn(text, 1, MAX_RETENTION_SECONDS), null);
 
+  const oidc = readOidc(env, problems);
+
+  if (signIn && oidc !== null) {
+    problems.push("LOCAL_SIGN_IN must not be true with OIDC_ISSUER set: the local sign-in trusts any typed user name");
+  }
   if (signIn && publicUrl !== null && !isLoopbackHostname(new URL(publicUrl).hostname)) {
     problems.push("LOCAL_SIGN_IN must not be true with a public PUBLIC_URL: the local sign-in trusts any typed user name");
   }
@@ -94,10 +115,67 @@ export function parseSettings(env: SettingsVariables): Settings {
     publicUrl,
     accessTokenTtlSeconds,
     localSignIn: signIn ? { defaultUser } : null,
+    oidc,
     allowedOrigins,
     idempotencyRetentionMs: retentionSeconds === null ? DEFAULT_RETENTION_MS : retentionSeconds * 1000,
     problems,
   };
+}
+
+/**
+ * The OpenID Connect settings: all three of issuer, client ID and secret, or
+ * none of them. The secret's value never enters a problem's text.
+ */
+function readOidc(env: SettingsVariables, problems: string[]): OidcSettings | null {
+  const issuerText = textOf(env.OIDC_ISSUER);
+  const clientId = textOf(env.OIDC_CLIENT_ID);
+  const clientSecret = textOf(env.OIDC_CLIENT_SECRET);
+  const domainsText = textOf(env.OIDC_ALLOWED_EMAIL_DOMAINS);
+  if (issuerText === undefined) {
+    const stray = (["OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ALLOWED_EMAIL_DOMAINS"] as const).filter((name) => textOf(env[name]) !== undefined);
+    for (const name of stray) problems.push(`${name} is set but OIDC_ISSUER is not: set the issuer too, or remove it`);
+    return null;
+  }
+  const before = problems.length;
+  const issuer = issuerUrl(issuerText);
+  if (issuer instanceof Invalid) problems.push(`OIDC_ISSUER ${issuer.reason} (it is ${JSON.stringify(issuerText.slice(0, 200))})`);
+  if (clientId === undefined) problems.push("OIDC_CLIENT_ID must be set with OIDC_ISSUER: the client ID the provider gave this connector");
+  else if (!PRINTABLE.test(clientId) || clientId.length > 255) problems.push("OIDC_CLIENT_ID must be 1 to 255 printable ASCII characters");
+  if (clientSecret === undefined) problems.push("OIDC_CLIENT_SECRET must be set with OIDC_ISSUER (wrangler secret put OIDC_CLIENT_SECRET)");
+  else if (!PRINTABLE.test(clientSecret)) problems.push("OIDC_CLIENT_SECRET must be printable ASCII (its value is not shown)");
+  const domains = domainsText === undefined ? [] : emailDomains(domainsText);
+  if (domains instanceof Invalid) problems.push(`OIDC_ALLOWED_EMAIL_DOMAINS ${domains.reason}`);
+  if (problems.length > before || issuer instanceof Invalid || domains instanceof Invalid) return null;
+  return { issuer, clientId: clientId as string, clientSecret: clientSecret as string, allowedEmailDomains: domains };
+}
+
+const PRINTABLE = /^[\x21-\x7e]+$/;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+/**
+ * An issuer: https (plain http only on a loopback host), no query or fragment.
+ * Kept as written, trailing slash included: the provider's metadata must name
+ * exactly this issuer, and its ID tokens carry it as `iss`.
+ */
+function issuerUrl(text: string): string | Invalid {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return new Invalid("must be the provider's issuer URL, such as https://accounts.example.com");
+  }
+  const secure = url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHostname(url.hostname));
+  if (!secure) return new Invalid("must be an https URL (plain http only on a loopback host)");
+  if (url.username !== "" || url.password !== "" || /[?#]/.test(text)) return new Invalid("must have no user, query or fragment");
+  return text;
+}
+
+function emailDomains(text: string): string[] | Invalid {
+  const entries = text.split(",").map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== "");
+  const bad = entries.filter((entry) => !DOMAIN.test(entry));
+  if (entries.length === 0) return new Invalid("must list at least one domain, such as example.com, when set");
+  if (bad.length === 0) return entries;
+  return new Invalid(`must list domains such as example.com, separated by commas; ${bad.map((b) => JSON.stringify(b.slice(0, 100))).join(", ")} is not one`);
 }
 
 /** Why a set variable cannot be used. */
