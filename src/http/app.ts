@@ -6,13 +6,14 @@
  */
 import { Hono, type Context } from "hono";
 import { MCP_PATH, oauthFor, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
+import { OIDC_CALLBACK_PATH } from "../auth/oidc.js";
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
 import { clip } from "../note/unicode.js";
 import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
-import { authorize } from "./authorize.js";
+import { authorize, oidcCallback } from "./authorize.js";
 import { answerError } from "./edge.js";
 import { mcp } from "./mcp.js";
 
@@ -70,6 +71,7 @@ app.get("/.well-known/oauth-protected-resource", (c) => {
 });
 
 app.route("/authorize", authorize);
+app.route(OIDC_CALLBACK_PATH, oidcCallback);
 
 app.get("/", (c) => {
   const origin = c.get("oauth").issuer;

@@ -12,9 +12,11 @@ import {
   type ConsentDescription,
 } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
-import { identityFor } from "../auth/identity.js";
+import { identityFor, LocalIdentity } from "../auth/identity.js";
+import { OIDC_CALLBACK_PATH, OidcIdentity } from "../auth/oidc.js";
 import { mayBeIssued, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
+import { SignInFailure } from "../auth/sign-in-failure.js";
 import type { Env } from "../env.js";
 import { invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
@@ -35,14 +37,15 @@ authorize.get("/", (c) =>
     const identity = identityFor(settingsOf(c.env));
     if (identity === null) return noIdentity();
     const request = await helpers.parseAuthRequest(c.req.raw);
-    const user = await identity.identify(c.req.raw, null);
+    const user = identity instanceof LocalIdentity ? await identity.identify(c.req.raw, null) : null;
     if (user instanceof Response) return user;
     const details = await helpers.describeConsent(request);
     const consent = await helpers.beginConsent(request);
     consent.headers.set("Content-Type", "text/html; charset=utf-8");
     consent.headers.set("Cache-Control", "no-store");
     const scopes = [...offeredScopes(oauth, request)];
-    return new Response(consentPage(details, request, scopes, consent.handle, identity.asksForUserName ? user : null), { headers: consent.headers });
+    const signInAt = identity instanceof OidcIdentity ? identity.providerHost : null;
+    return new Response(consentPage(details, request, scopes, consent.handle, user, signInAt), { headers: consent.headers });
   }),
 );
 
@@ -68,22 +71,49 @@ authorize.post("/", formLimit, (c) =>
       denied.headers.set("Location", denied.redirectTo);
       return new Response(null, { status: 302, headers: denied.headers });
     }
-    const user = await identity.identify(c.req.raw, form);
+    // Before the handle is used up: a refused name or an unreachable provider leaves the page usable.
+    const user = identity instanceof LocalIdentity ? await identity.identify(c.req.raw, form) : null;
     if (user instanceof Response) return user;
+    const provider = identity instanceof OidcIdentity ? await identity.provider() : null;
     // The request comes back from storage, not from the form: grant what was offered and ticked.
     const approved = await helpers.approveConsent(c.req.raw, handle);
     const offered = offeredScopes(oauth, approved.request);
     const scope = form.getAll("scope").map(String).filter((s) => offered.includes(s));
-    const redirectTo =
-      scope.length === 0
-        ? authorizationErrorRedirect(approved.request, "access_denied", "No scope was approved")
-        : (await helpers.completeAuthorization({ request: approved.request, userId: user, metadata: {}, scope, props: { user } })).redirectTo;
-    // A new grant revokes the user's earlier grants for this client and resource: stop trusting their cached tokens.
-    if (scope.length > 0) oauth.tokens.forgetUser(user);
-    approved.headers.set("Location", redirectTo);
-    return new Response(null, { status: 302, headers: approved.headers });
+    if (scope.length === 0) {
+      approved.headers.set("Location", authorizationErrorRedirect(approved.request, "access_denied", "No scope was approved"));
+      return new Response(null, { status: 302, headers: approved.headers });
+    }
+    const granted = { ...approved.request, scope };
+    if (identity instanceof OidcIdentity && provider !== null) {
+      return identity.begin(helpers, provider, granted, `${oauth.issuer}${OIDC_CALLBACK_PATH}`, approved.headers);
+    }
+    return grant(oauth, helpers, granted, user as string, approved.headers);
   }),
 );
+
+/**
+ * The OpenID provider sends the browser back here. Every failure is a page;
+ * only a verified ID token for the request this browser started makes a grant.
+ */
+export const oidcCallback = new Hono<AuthorizeEnv>();
+
+oidcCallback.get("/", (c) =>
+  guarded(c, async (oauth, helpers) => {
+    const identity = identityFor(settingsOf(c.env));
+    if (!(identity instanceof OidcIdentity)) return page("Not found", "<p>This connector does not sign in through an OpenID provider.</p>", 404);
+    const done = await identity.finish(helpers, c.req.raw, `${oauth.issuer}${OIDC_CALLBACK_PATH}`);
+    return grant(oauth, helpers, done.request, done.user, done.headers);
+  }),
+);
+
+/** Issues the grant for `user` with the request's scope and sends the browser back to the client with the code. */
+async function grant(oauth: OAuthSetup, helpers: Helpers, request: AuthRequest, user: string, headers: Headers): Promise<Response> {
+  const { redirectTo } = await helpers.completeAuthorization({ request, userId: user, metadata: {}, scope: request.scope, props: { user } });
+  // A new grant revokes the user's earlier grants for this client and resource: stop trusting their cached tokens.
+  oauth.tokens.forgetUser(user);
+  headers.set("Location", redirectTo);
+  return new Response(null, { status: 302, headers });
+}
 
 type Helpers = ReturnType<OAuthSetup["server"]["getOAuthApi"]>;
 
@@ -98,6 +128,7 @@ async function guarded(c: Context<AuthorizeEnv>, step: (oauth: OAuthSetup, helpe
   } catch (error) {
     // Only a request the library validated may send the browser back to the client.
     if (error instanceof AuthorizationError && error.redirectTo !== undefined) return Response.redirect(error.redirectTo, 302);
+    if (error instanceof SignInFailure) return page("Sign-in failed", `<p>${escape(error.explanation)}</p>`, error.status);
     if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
       const message = error instanceof AuthorizationError ? error.description : "This app could not be verified.";
       return page("Sign-in failed", `<p>${escape(message)}</p><p>Start again from your app.</p>`, 400);
@@ -122,12 +153,12 @@ function unreadableForm(): Response {
 function noIdentity(): Response {
   return page(
     "Sign-in is not configured",
-    "<p>This deployment has no identity provider. See the README, “Identity”, to plug one in.</p>",
+    "<p>This deployment has no identity provider. See the README, “Identity”: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET.</p>",
     501,
   );
 }
 
-function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null): string {
+function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null, signInAt: string | null): string {
   const name = shownName(details);
   const origin = details.clientDomain === undefined
     ? "This app registered itself; its name is not verified."
@@ -142,11 +173,12 @@ function consentPage(details: ConsentDescription, request: AuthRequest, scopes: 
   const who = user === null
     ? ""
     : `<p><label>Local user (development sign-in) <input name=user value="${escape(user)}" required pattern="[a-z0-9][a-z0-9._\\-]{0,63}"></label></p>`;
+  const next = signInAt === null ? "" : `<p>After you allow, you sign in at <strong>${escape(signInAt)}</strong>.</p>`;
   return pageHtml(
     `Allow ${isolatedText(name)}?`,
     `<p><strong>${isolated(name)}</strong> asks to use ${escape(target)} on your behalf.</p>
 <p>${origin} Access will be sent to <strong>${isolated(details.redirectHost)}</strong>.</p>
-${loopback}
+${loopback}${next}
 <form method=post>
 <input type=hidden name=handle value="${escape(handle)}">
 ${who}
