@@ -73,6 +73,9 @@ export class OidcIdentity {
   async finish(helpers: OAuthHelpers, callback: Request, redirectUri: string): Promise<{ request: AuthRequest; user: string; headers: Headers }> {
     const resumed: ResumedUpstream<Pending> = await helpers.finishUpstream<Pending>(callback);
     const params = new URL(callback.url).searchParams;
+    // RFC 9207: a provider that names itself must be ours (a mix-up with another provider otherwise).
+    const iss = params.get("iss");
+    if (iss !== null && iss !== this.settings.issuer) throw new SignInFailure(400, "The sign-in came back from another provider than this connector's. Start again from your app.");
     const error = params.get("error");
     if (error !== null) throw providerError(error);
     const code = params.get("code");

@@ -14,115 +14,22 @@
  * with raw requests.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describe, expect, it } from "vitest";
 import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
 import { useLocalServer } from "../support/e2e-server.js";
+import { MemoryOAuthProvider, REDIRECT_URL } from "../support/memory-oauth-provider.js";
 
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
-/** Where the client says the browser comes back; nothing listens there, the test reads the Location instead. */
-const REDIRECT_URL = "http://127.0.0.1:9/oauth/callback";
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
 const running = useLocalServer(async (server) => {
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
 });
-
-/**
- * An MCP client's OAuth state, in memory: what a desktop client keeps in its
- * store. `redirectToAuthorization` records the URL it would open in the
- * browser. Refresh tokens are not kept (see the file's comment).
- */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  /** Every URL the SDK sent the browser to, in order. */
-  readonly redirects: URL[] = [];
-  /** Every token response the SDK saved, as the server sent it (refresh tokens included). */
-  readonly received: OAuthTokens[] = [];
-  /** The states this client generated, in order. */
-  readonly states: string[] = [];
-  private info: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier: string | undefined;
-  private discovery: OAuthDiscoveryState | undefined;
-
-  get redirectUrl(): string {
-    return REDIRECT_URL;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "Notes connector e2e client",
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-
-  state(): string {
-    const state = crypto.randomUUID();
-    this.states.push(state);
-    return state;
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.info;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.info = info;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.received.push(tokens);
-    const { refresh_token: _kept, ...withoutRefresh } = tokens;
-    this.saved = withoutRefresh;
-  }
-
-  redirectToAuthorization(url: URL): void {
-    this.redirects.push(url);
-  }
-
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-
-  codeVerifier(): string {
-    if (this.verifier === undefined) throw new Error("no code verifier saved");
-    return this.verifier;
-  }
-
-  saveDiscoveryState(state: OAuthDiscoveryState): void {
-    this.discovery = state;
-  }
-
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.discovery;
-  }
-
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all" || scope === "client") this.info = undefined;
-    if (scope === "all" || scope === "tokens") this.saved = undefined;
-    if (scope === "all" || scope === "verifier") this.verifier = undefined;
-    if (scope === "all" || scope === "discovery") this.discovery = undefined;
-  }
-
-  /** The URL the SDK last sent the browser to. */
-  lastRedirect(): URL {
-    const url = this.redirects.at(-1);
-    if (url === undefined) throw new Error("the SDK never redirected to authorization");
-    return url;
-  }
-}
 
 /** A fetch that records each request as "METHOD url", for asserting what the SDK discovered. */
 function recordingFetch(log: string[]): FetchLike {
