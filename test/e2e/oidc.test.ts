@@ -252,7 +252,7 @@ describe("sign-in through a real OpenID Connect provider", () => {
     expect(callback.searchParams.get("iss")).toBe(upstream.issuer);
     callback.searchParams.set("iss", "https://impostor.example.com");
     const tokenRequests = upstream.tokenRequests();
-    expectRefusal(await visit(browser, callback), 400, /another provider than this connector's/);
+    expectRefusal(await visit(browser, callback), 400, /came back from another provider/);
     expect(upstream.tokenRequests()).toBe(tokenRequests);
   });
 
