@@ -88,11 +88,22 @@ describe("with PUBLIC_URL", () => {
       [{ ALLOWED_ORIGINS: "localhost:6274" }, "ALLOWED_ORIGINS"],
       [{ IDEMPOTENCY_RETENTION_SECONDS: "-5" }, "IDEMPOTENCY_RETENTION_SECONDS"],
       [{ PUBLIC_URL: "https://notes.example.com", LOCAL_SIGN_IN: "true" }, "LOCAL_SIGN_IN"],
+      // The local sign-in left on beside an OpenID provider (env carries dev/local.env's LOCAL_SIGN_IN='true').
+      [{ OIDC_ISSUER: "https://login.example.com", OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s3cret-value" }, "LOCAL_SIGN_IN"],
+      [{ LOCAL_SIGN_IN: "false", OIDC_ISSUER: "https://login.example.com" }, "OIDC_CLIENT_ID"],
+      [{ LOCAL_SIGN_IN: "false", OIDC_CLIENT_SECRET: "s3cret-value" }, "OIDC_CLIENT_SECRET"],
     ];
     for (const [variables, name] of cases) {
       const { status, body } = await answer(await call("http://127.0.0.1:8787/", { ...env, ...variables }));
       expect({ variables, status, code: body.error?.code }).toEqual({ variables, status: 503, code: "misconfigured" });
       expect(body.error.message).toContain(name);
+      expect(body.error.message).not.toContain("s3cret-value");
     }
+  });
+
+  it("without any identity configured, /authorize answers its 501 page", async () => {
+    const response = await call("https://notes.example.com/authorize?client_id=x");
+    expect(response.status).toBe(501);
+    expect(await response.text()).toContain("OIDC_ISSUER");
   });
 });
