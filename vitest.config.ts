@@ -13,8 +13,22 @@ function historySettings(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith("HISTORY_") && e[1] !== undefined));
 }
 
+/**
+ * The abuse limits' own tests (test/limits) run with the limits on and small, so a
+ * test trips one in a few calls; every other test runs with them off, as
+ * dev/local.env has it (a test file that signs in five times must not meet them).
+ */
+const TEST_LIMITS = {
+  REGISTER_LIMIT: { simple: { limit: 5, period: 60 } },
+  AUTHORIZE_LIMIT: { simple: { limit: 6, period: 60 } },
+  TOOL_WRITE_LIMIT: { simple: { limit: 3, period: 60 } },
+  TOOL_READ_LIMIT: { simple: { limit: 6, period: 60 } },
+};
+
 export default defineConfig({
   test: {
+    // The Worker's one log line per request (src/http/request-log.ts) would bury a failing test's output; the log test reads them with a spy.
+    onConsoleLog: (log) => !(/\broute: /.test(log) && /\bduration_ms: /.test(log)),
     projects: [
       {
         plugins: [
@@ -29,6 +43,20 @@ export default defineConfig({
           include: ["test/unit/**/*.test.ts", "test/workers/**/*.test.ts"],
           setupFiles: ["./test/support/setup-tokens.ts"],
           // Shared 2-core machines are noisy; a test's own assertions decide, not the clock.
+          testTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest({
+            main: "./src/index.ts",
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ...localEnv(), RATE_LIMITS: "on" }, ratelimits: TEST_LIMITS },
+          }),
+        ],
+        test: {
+          name: "limits",
+          include: ["test/limits/**/*.test.ts"],
           testTimeout: 30_000,
         },
       },

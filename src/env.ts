@@ -29,6 +29,16 @@ interface ConnectorEnv {
   OIDC_ALLOWED_EMAIL_DOMAINS?: string;
   /** Comma-separated origins allowed to call /mcp from a browser. */
   ALLOWED_ORIGINS?: string;
+  /** "off" turns the abuse limits off; refused with a public PUBLIC_URL (local runs only). Default "on". */
+  RATE_LIMITS?: string;
+  /** Abuse limits (wrangler.toml `[[ratelimits]]`, per minute): registrations per client address. */
+  REGISTER_LIMIT?: RateLimit;
+  /** Requests to /authorize per client address. */
+  AUTHORIZE_LIMIT?: RateLimit;
+  /** Calls of write tools per user and OAuth client. */
+  TOOL_WRITE_LIMIT?: RateLimit;
+  /** Calls of read-only tools per user and OAuth client. */
+  TOOL_READ_LIMIT?: RateLimit;
 }
 
 declare global {

@@ -25,6 +25,8 @@ export interface Settings {
   readonly allowedOrigins: readonly string[];
   /** How long an idempotency key is honoured (`IDEMPOTENCY_RETENTION_SECONDS`); default 7 days. */
   readonly idempotencyRetentionMs: number;
+  /** Whether the abuse limits apply (`RATE_LIMITS`, "on" or "off"; default on). Off only on this machine: see `parseSettings`. */
+  readonly rateLimits: boolean;
   /** Each variable that is set but invalid, named with what is wrong; empty when all are fine. */
   readonly problems: readonly string[];
 }
@@ -51,6 +53,7 @@ export interface SettingsVariables {
   OIDC_CLIENT_SECRET?: unknown;
   OIDC_ALLOWED_EMAIL_DOMAINS?: unknown;
   IDEMPOTENCY_RETENTION_SECONDS?: unknown;
+  RATE_LIMITS?: unknown;
 }
 
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -102,14 +105,19 @@ export function parseSettings(env: SettingsVariables): Settings {
   const defaultUser = read("LOCAL_USER", (text) => (USER_NAME.test(text) ? text : new Invalid("must be 1 to 64 of a-z, 0-9, '.', '_' or '-'")), DEFAULT_LOCAL_USER);
   const allowedOrigins = read("ALLOWED_ORIGINS", origins, []);
   const retentionSeconds = read<number | null>("IDEMPOTENCY_RETENTION_SECONDS", (text) => integerIn(text, 1, MAX_RETENTION_SECONDS), null);
+  const rateLimits = read("RATE_LIMITS", onOff, true);
 
   const oidc = readOidc(env, problems);
 
   if (signIn && oidc !== null) {
     problems.push("LOCAL_SIGN_IN must not be true with OIDC_ISSUER set: the local sign-in trusts any typed user name");
   }
-  if (signIn && publicUrl !== null && !isLoopbackHostname(new URL(publicUrl).hostname)) {
+  const isPublic = publicUrl !== null && !isLoopbackHostname(new URL(publicUrl).hostname);
+  if (signIn && isPublic) {
     problems.push("LOCAL_SIGN_IN must not be true with a public PUBLIC_URL: the local sign-in trusts any typed user name");
+  }
+  if (!rateLimits && isPublic) {
+    problems.push("RATE_LIMITS must not be off with a public PUBLIC_URL: the abuse limits are off only on this machine (the benchmark, the simulation)");
   }
   return {
     publicUrl,
@@ -118,6 +126,7 @@ export function parseSettings(env: SettingsVariables): Settings {
     oidc,
     allowedOrigins,
     idempotencyRetentionMs: retentionSeconds === null ? DEFAULT_RETENTION_MS : retentionSeconds * 1000,
+    rateLimits,
     problems,
   };
 }
@@ -202,6 +211,12 @@ function flag(text: string): boolean | Invalid {
   if (text === "true") return true;
   if (text === "false") return false;
   return new Invalid('must be "true" or "false"');
+}
+
+function onOff(text: string): boolean | Invalid {
+  if (text === "on") return true;
+  if (text === "off") return false;
+  return new Invalid('must be "on" or "off"');
 }
 
 /** An http(s) URL with nothing but an origin, as that origin; null for anything else. */

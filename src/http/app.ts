@@ -5,7 +5,7 @@
  * consent page is ours.
  */
 import { Hono, type Context } from "hono";
-import { MCP_PATH, oauthFor, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
+import { MCP_PATH, oauthFor, REGISTER_PATH, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
 import { OIDC_CALLBACK_PATH } from "../auth/oidc.js";
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
@@ -16,6 +16,8 @@ import { api } from "./api.js";
 import { authorize, oidcCallback } from "./authorize.js";
 import { answerError } from "./edge.js";
 import { mcp } from "./mcp.js";
+import { addressKey, limiterOf } from "./rate-limits.js";
+import { logRequests } from "./request-log.js";
 
 type RootEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
@@ -25,6 +27,9 @@ const handlers = {
   mcp: { fetch: (request: Request, env: Env, ctx: ResourceContext) => mcp.fetch(request, env, ctx) },
   api: { fetch: (request: Request, env: Env, ctx: ResourceContext) => api.fetch(request, env, ctx) },
 };
+
+// First: every answer, the refusals of the middleware below included, gets its log line.
+app.use("*", logRequests);
 
 app.use("*", async (c, next) => {
   const settings = settingsOf(c.env);
@@ -76,6 +81,15 @@ app.route(OIDC_CALLBACK_PATH, oidcCallback);
 app.get("/", (c) => {
   const origin = c.get("oauth").issuer;
   return c.json({ name: SERVER_INFO.title, version: SERVER_INFO.version, mcp: `${origin}/mcp`, api: `${origin}/api/v1` });
+});
+
+// Registration is open to anyone and each one is a KV write: so many per client address a minute.
+app.post(REGISTER_PATH, async (c, next) => {
+  const wait = await limiterOf(c.env, "REGISTER_LIMIT")(addressKey(c.req.raw));
+  if (wait === null) return next();
+  // The OAuth endpoints' error shape (RFC 7591 §3.2.2).
+  const body = { error: "rate_limited", error_description: `Too many client registrations from this address. Try again in ${wait} seconds.` };
+  return Response.json(body, { status: 429, headers: { "Retry-After": String(wait), "Cache-Control": "no-store" } });
 });
 
 app.post(TOKEN_PATH, (c, next) => aroundTokenRequest(c.get("oauth"), c.env, c.req.raw, next));

@@ -9,12 +9,14 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ResourceContext } from "../auth/oauth.js";
 import { hasScopes, type Principal } from "../auth/scopes.js";
 import type { Env } from "../env.js";
+import { noteRequest } from "./request-log.js";
 
 export type AppEnv = { Bindings: Env; Variables: { principal: Principal } };
 
 export const withPrincipal: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ctx = c.executionCtx as ResourceContext;
   c.set("principal", { user: ctx.props.user, scopes: ctx.auth.scope });
+  noteRequest({ user: ctx.props.user, client: ctx.auth.clientId });
   await next();
 };
 

@@ -21,10 +21,21 @@ import type { Env } from "../env.js";
 import { invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
+import { addressKey, limiterOf } from "./rate-limits.js";
+import { noteRequest } from "./request-log.js";
 
 type AuthorizeEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
 export const authorize = new Hono<AuthorizeEnv>();
+
+// Each view and each decision counts for the client address: a sign-in is two requests.
+authorize.use("*", async (c, next) => {
+  const wait = await limiterOf(c.env, "AUTHORIZE_LIMIT")(addressKey(c.req.raw));
+  if (wait === null) return next();
+  const refused = page("Too many sign-in attempts", `<p>Too many sign-in requests came from your network.</p><p>Wait ${wait} seconds, then start again from your app.</p>`, 429);
+  refused.headers.set("Retry-After", String(wait));
+  return refused;
+});
 
 const SCOPE_TEXT: Record<string, string> = {
   [SCOPES.read]: "Read the Notes you approve for connectors: tabs, slides, Markdown, sources and file names",
@@ -37,6 +48,7 @@ authorize.get("/", (c) =>
     const identity = identityFor(settingsOf(c.env));
     if (identity === null) return noIdentity();
     const request = await helpers.parseAuthRequest(c.req.raw);
+    noteRequest({ client: request.clientId });
     const user = identity instanceof LocalIdentity ? await identity.identify(c.req.raw, null) : null;
     if (user instanceof Response) return user;
     const details = await helpers.describeConsent(request);
@@ -77,6 +89,7 @@ authorize.post("/", formLimit, (c) =>
     const provider = identity instanceof OidcIdentity ? await identity.provider() : null;
     // The request comes back from storage, not from the form: grant what was offered and ticked.
     const approved = await helpers.approveConsent(c.req.raw, handle);
+    noteRequest({ user: user ?? undefined, client: approved.request.clientId });
     const offered = offeredScopes(oauth, approved.request);
     const scope = form.getAll("scope").map(String).filter((s) => offered.includes(s));
     if (scope.length === 0) {
@@ -102,6 +115,7 @@ oidcCallback.get("/", (c) =>
     const identity = identityFor(settingsOf(c.env));
     if (!(identity instanceof OidcIdentity)) return page("Not found", "<p>This connector does not sign in through an OpenID provider.</p>", 404);
     const done = await identity.finish(helpers, c.req.raw, `${oauth.issuer}${OIDC_CALLBACK_PATH}`);
+    noteRequest({ user: done.user, client: done.request.clientId });
     return grant(oauth, helpers, done.request, done.user, done.headers);
   }),
 );

@@ -7,14 +7,17 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
+import type { ResourceContext } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
-import { createMcpServer } from "../mcp/server.js";
+import { createMcpServer, type CallHooks } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
+import { callerKey, limiterOf } from "./rate-limits.js";
+import { noteToolCall } from "./request-log.js";
 
 /** The MCP resource's routes; the OAuth resource server runs them with a verified token. */
 export const mcp = new Hono<AppEnv>().basePath("/mcp");
@@ -40,10 +43,27 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const denied = insufficientScope(c, neededScopes(body));
   if (denied !== null) return denied;
 
-  const server = createMcpServer(c.get("principal"), durableGateway(c.env));
+  // Tool calls count per user and client, writes and reads apart; a refused call answers with a tool error.
+  const principal = c.get("principal");
+  const key = callerKey(principal.user, (c.executionCtx as ResourceContext).auth.clientId);
+  const limits = { write: limiterOf(c.env, "TOOL_WRITE_LIMIT"), read: limiterOf(c.env, "TOOL_READ_LIMIT") };
+  let retryAfter: number | null = null;
+  const hooks: CallHooks = {
+    async admit(tool) {
+      const wait = await limits[tool.readOnly ? "read" : "write"](key);
+      retryAfter = wait ?? retryAfter;
+      return wait;
+    },
+    called: noteToolCall,
+  };
+
+  const server = createMcpServer(principal, durableGateway(c.env), hooks);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  return transport.handleRequest(c.req.raw, { parsedBody: body });
+  const answer = await transport.handleRequest(c.req.raw, { parsedBody: body });
+  // The JSON-RPC answer is a 200 an MCP client hands to the model; Retry-After tells the client too.
+  if (retryAfter !== null) answer.headers.set("Retry-After", String(retryAfter));
+  return answer;
 });
 
 // Registered after POST, so it answers every other method (GET for an SSE stream, DELETE for a session, PUT, …).

@@ -26,8 +26,8 @@ import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
-import { errorResult, successResult } from "./results.js";
-import { inputs, outputs, type NoteList } from "./schemas.js";
+import { errorResult, rateLimitedResult, successResult } from "./results.js";
+import { inputs, noteId, outputs, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
 /** A list_notes query, valid by its schema (the cursor is checked where it is decoded). */
@@ -43,6 +43,19 @@ export interface NoteGateway {
   /** A page of the user's approved Notes, or invalid_arguments for a cursor not issued to them. */
   listNotes(user: string, query: NoteQuery): Promise<Result<NoteList>>;
 }
+
+/**
+ * What the HTTP route lends a server for each tool call: its rate limit, and
+ * where the call's outcome goes (the request's log line).
+ */
+export interface CallHooks {
+  /** Null to run the call; else the seconds to wait. Asked before the arguments are read and anything is touched. */
+  admit(tool: ToolDefinition): Promise<number | null>;
+  /** The call's tool, the Note it names (when valid) and its outcome: `ok` or the error's code. */
+  called(call: { tool: string; note_id?: string; outcome: string }): void;
+}
+
+const NO_HOOKS: CallHooks = { admit: async () => null, called: () => undefined };
 
 export const SERVER_INFO = { name: "osfoundry-notes-connector", title: "osFoundry Notes", version: "0.1.0" } as const;
 
@@ -90,10 +103,10 @@ const VALIDATOR = new AjvJsonSchemaValidator();
 const ToolCallAsSent = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }) });
 
 /** A fresh server for one stateless exchange. */
-export function createMcpServer(principal: Principal, gateway: NoteGateway): Server {
+export function createMcpServer(principal: Principal, gateway: NoteGateway, hooks: CallHooks = NO_HOOKS): Server {
   const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(ToolCallAsSent, (request) => callTool(principal, gateway, request.params.name, request.params.arguments));
+  server.setRequestHandler(ToolCallAsSent, (request) => callTool(principal, gateway, hooks, request.params.name, request.params.arguments));
   return server;
 }
 
@@ -149,20 +162,39 @@ class InvalidParams extends Error {
   readonly code = ErrorCode.InvalidParams;
 }
 
-async function callTool(principal: Principal, gateway: NoteGateway, name: string, args: unknown): Promise<CallToolResult> {
+async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallHooks, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
-  if (tool === undefined) throw new InvalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
-  const parsed = parseArguments(inputs[tool.name], args ?? {});
-  if (!parsed.ok) return errorResult(parsed.error);
-
-  if (tool.command === null) {
-    const page = await gateway.listNotes(principal.user, parsed.value as NoteQuery);
-    return page.ok ? successResult(page.value) : errorResult(page.error as NoteError);
+  if (tool === undefined) {
+    hooks.called({ tool: "(unknown)", outcome: "unknown_tool" });
+    throw new InvalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
   }
-  const { note_id, ...input } = parsed.value as { note_id: string } & Record<string, unknown>;
-  const caller: Caller = { user: principal.user, channel: "connector" };
-  const result = await gateway.execute(note_id, caller, tool.command, input as never);
-  return result.ok ? successResult(result.value) : errorResult(result.error as NoteError);
+  const named = noteId.safeParse((args as { note_id?: unknown } | null | undefined)?.note_id);
+  const told = (outcome: string): void => hooks.called({ tool: tool.name, note_id: named.success ? named.data : undefined, outcome });
+  const wait = await hooks.admit(tool);
+  if (wait !== null) {
+    told("rate_limited");
+    return rateLimitedResult(tool.readOnly ? "read" : "write", wait);
+  }
+  const parsed = parseArguments(inputs[tool.name], args ?? {});
+  if (!parsed.ok) {
+    told(parsed.error.code);
+    return errorResult(parsed.error);
+  }
+  try {
+    if (tool.command === null) {
+      const page = await gateway.listNotes(principal.user, parsed.value as NoteQuery);
+      told(page.ok ? "ok" : (page.error as NoteError).code);
+      return page.ok ? successResult(page.value) : errorResult(page.error as NoteError);
+    }
+    const { note_id, ...input } = parsed.value as { note_id: string } & Record<string, unknown>;
+    const caller: Caller = { user: principal.user, channel: "connector" };
+    const result = await gateway.execute(note_id, caller, tool.command, input as never);
+    told(result.ok ? "ok" : (result.error as NoteError).code);
+    return result.ok ? successResult(result.value) : errorResult(result.error as NoteError);
+  } catch (error) {
+    told("internal_error");
+    throw error;
+  }
 }
 
 /**

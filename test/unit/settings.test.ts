@@ -12,6 +12,7 @@ describe("settings", () => {
         oidc: null,
         allowedOrigins: [],
         idempotencyRetentionMs: 7 * 24 * 60 * 60 * 1000,
+        rateLimits: true,
         problems: [],
       });
     }
@@ -24,6 +25,7 @@ describe("settings", () => {
       LOCAL_SIGN_IN: false,
       ALLOWED_ORIGINS: " http://LOCALHOST:6274 , https://app.example.com:443 ",
       IDEMPOTENCY_RETENTION_SECONDS: 3,
+      RATE_LIMITS: "on",
     });
     expect(settings).toEqual({
       publicUrl: "https://notes.example.com",
@@ -32,6 +34,7 @@ describe("settings", () => {
       oidc: null,
       allowedOrigins: ["http://localhost:6274", "https://app.example.com"],
       idempotencyRetentionMs: 3000,
+      rateLimits: true,
       problems: [],
     });
     expect(parseSettings({ LOCAL_SIGN_IN: true, LOCAL_USER: "bob", PUBLIC_URL: "http://127.0.0.1:8787" }).localSignIn).toEqual({ defaultUser: "bob" });
@@ -88,5 +91,14 @@ describe("settings", () => {
       ]);
       expect(parseSettings({ ...complete, LOCAL_SIGN_IN: false }).problems).toEqual([]);
     });
+  });
+
+  it("RATE_LIMITS is on or off; off only without a public PUBLIC_URL, so a deployment cannot serve without its limits", () => {
+    expect(parseSettings({ RATE_LIMITS: "off" })).toMatchObject({ rateLimits: false, problems: [] });
+    expect(parseSettings({ RATE_LIMITS: "off", PUBLIC_URL: "http://127.0.0.1:8787" })).toMatchObject({ rateLimits: false, problems: [] });
+    const deployed = parseSettings({ RATE_LIMITS: "off", PUBLIC_URL: "https://notes.example.com" });
+    expect(deployed.problems).toEqual([expect.stringMatching(/^RATE_LIMITS must not be off with a public PUBLIC_URL/)]);
+    const typo = parseSettings({ RATE_LIMITS: "false" });
+    expect(typo).toMatchObject({ rateLimits: true, problems: [expect.stringMatching(/^RATE_LIMITS must be "on" or "off"/)] });
   });
 });

@@ -65,7 +65,7 @@ describe("without PUBLIC_URL (local development)", () => {
 });
 
 describe("with PUBLIC_URL", () => {
-  const deployed = { ...env, PUBLIC_URL: "https://notes.example.com", LOCAL_SIGN_IN: "false" };
+  const deployed = { ...env, PUBLIC_URL: "https://notes.example.com", LOCAL_SIGN_IN: "false", RATE_LIMITS: "on" };
   const call = (url: string, settings: object = deployed) => worker.fetch(new Request(url), settings as typeof env, createExecutionContext());
 
   it("serves its own host with its own issuer, and answers 421 for any other", async () => {
