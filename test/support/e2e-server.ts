@@ -6,13 +6,17 @@
 import { afterAll, beforeAll } from "vitest";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
 
-/** Starts the server for this file; `setUp` runs once it answers. Returns the running server's getter. */
-export function useLocalServer(setUp: (server: LocalServer) => Promise<void> = async () => {}, timeoutMs?: number): () => LocalServer {
+/** Starts the server for this file (with `vars` over dev/local.env's); `setUp` runs once it answers. Returns the running server's getter. */
+export function useLocalServer(
+  setUp: (server: LocalServer) => Promise<void> = async () => {},
+  timeoutMs?: number,
+  vars?: Record<string, string>,
+): () => LocalServer {
   let server: LocalServer | undefined;
   let persistDir: string | undefined;
   beforeAll(async () => {
     persistDir = await tempPersistDir();
-    server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
+    server = await startLocalServer({ port: await freePort(), persistTo: persistDir, vars });
     await setUp(server);
   }, timeoutMs);
   afterAll(async () => {
