@@ -14,8 +14,6 @@ export type IdentityProvider = LocalIdentity | OidcIdentity;
 
 /** Local development: the user is whoever the page says (`login_hint`, then the typed name). */
 export class LocalIdentity {
-  readonly asksForUserName = true;
-
   constructor(private readonly defaultUser: string) {}
 
   /** The user at the consent page, or a refusal; `form` is the submitted consent form, or null when the page is shown. */

@@ -27,8 +27,6 @@ interface Pending {
 }
 
 export class OidcIdentity {
-  readonly asksForUserName = false;
-
   constructor(readonly settings: OidcSettings) {}
 
   /** The provider's host, for the consent page ("you sign in at …"). */
