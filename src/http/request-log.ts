@@ -24,14 +24,12 @@ export interface RequestFacts {
   user?: string;
   /** The OAuth client ID. */
   client?: string;
-  /** How it ended when the status alone does not say (e.g. `rate_limited`). */
-  outcome?: string;
 }
 
 /** One tool call of an MCP request. */
 export interface ToolCallFacts {
   tool: string;
-  /** The Note the call names, once its arguments were valid. */
+  /** The Note the call names, when its `note_id` is a valid Note ID (even if other arguments are not). */
   note_id?: string;
   /** `ok`, the error code of the tool's error result, or `rate_limited`. */
   outcome: string;
@@ -78,16 +76,16 @@ export function noteToolCall(call: ToolCallFacts): void {
 }
 
 function requestLine(method: string, path: string, status: number, durationMs: number, record: Entry): RequestLine {
-  const { calls, outcome, ...who } = record;
+  const { calls, ...who } = record;
   const line: RequestLine = {
     route: clip(path, 200),
     method,
     status,
-    outcome: outcome ?? (calls.length === 1 ? (calls[0] as ToolCallFacts).outcome : statusOutcome(status)),
+    outcome: calls.length === 1 ? (calls[0] as ToolCallFacts).outcome : statusOutcome(status),
     duration_ms: durationMs,
     ...who,
   };
-  if (calls.length === 1) Object.assign(line, { ...calls[0], outcome: line.outcome });
+  if (calls.length === 1) Object.assign(line, calls[0]);
   else if (calls.length > 1) line.tool_calls = calls;
   return line;
 }
