@@ -12,6 +12,7 @@
  */
 import type { AuthRequest, OAuthHelpers, ResumedUpstream } from "@cloudflare/workers-oauth-provider";
 import type { OidcSettings } from "../settings.js";
+import { base64url } from "./base64url.js";
 import { checkEmailDomain, verifyIdToken } from "./id-token.js";
 import { discover, PROVIDER_TIMEOUT_MS, type ProviderMetadata } from "./oidc-discovery.js";
 import { SignInFailure } from "./sign-in-failure.js";
@@ -130,10 +131,4 @@ async function challenge(verifier: string): Promise<string> {
 
 function formEncode(text: string): string {
   return new URLSearchParams({ v: text }).toString().slice(2);
-}
-
-function base64url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }

@@ -19,6 +19,7 @@
  * await oidcUserId("https://accounts.example.com", "248289761001") // "3c1bfa27/248289761001" (tag illustrative)
  */
 import { LIMITS } from "../note/limits.js";
+import { base64url } from "./base64url.js";
 
 export async function oidcUserId(issuer: string, sub: string): Promise<string> {
   const tag = hex(await sha256(issuer)).slice(0, TAG_LENGTH);
@@ -44,10 +45,4 @@ async function sha256(text: string): Promise<Uint8Array> {
 
 function hex(bytes: Uint8Array): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function base64url(bytes: Uint8Array): string {
-  let text = "";
-  for (const byte of bytes) text += String.fromCharCode(byte);
-  return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
