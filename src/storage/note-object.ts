@@ -49,6 +49,9 @@ export class NoteObject extends DurableObject<Env> {
     const result = this.#noteFor(noteId).execute(caller, name, input);
     // The alarm before the delivery: an erasure at its end (deleteAll) takes any alarm with it.
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
+    // A reset before the removals are delivered would leave a tombstone nothing retries (every later call answers
+    // note_not_found and delivers nothing): the alarm does, and the erasure takes it with it.
+    if (result.ok && name === "delete_note") await this.#alarmBy(Date.now() + REDELIVERY_MS);
     if (this.store.queuedDirectoryEntries()) await this.#deliver();
     return result;
   }

@@ -8,6 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Caller } from "../../src/note/commands.js";
+import type { DirectoryEntry } from "../../src/note/store.js";
 import { Note } from "../../src/note/note.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
@@ -140,6 +141,46 @@ describe("a deletion whose directory deliveries are still owed", () => {
     expect(await dump(noteId)).toBe("{}");
     expect(await alarmOf(noteId)).toBeNull();
     expect(await listed(noteId, "alice")).toEqual({ person: false, agent: false });
+    expect(await listed(noteId, "bob")).toEqual({ person: false, agent: false });
+  });
+
+  it("the deletion sets the alarm before it delivers the removals: an object reset mid-delivery still ends erased", async () => {
+    // A Note without idempotency records, so without an alarm of its own.
+    const { noteId } = await newNote({ title: "Reset mid-delivery" });
+    expect((await api("POST", `/notes/${noteId}/members`, { user: "bob" })).status).toBe(200);
+    expect(await alarmOf(noteId)).toBeNull();
+    const seen = await runInDurableObject(stubOf(noteId), async (instance, state) => {
+      // Directories that hold the first removal until the test has looked: the moment a reset would lose the delivery.
+      let release = (): void => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let reached = (): void => {};
+      const delivering = new Promise<void>((resolve) => (reached = resolve));
+      const object = instance as unknown as { env: typeof env };
+      const real = object.env;
+      const directories = {
+        idFromName: (user: string) => user,
+        get: (user: string) => ({
+          receive: async (entry: DirectoryEntry) => {
+            reached();
+            await held;
+            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receive(entry);
+          },
+        }),
+      };
+      object.env = { ...real, DIRECTORY: directories as unknown as typeof env.DIRECTORY };
+      try {
+        const deletion = instance.execute(noteId, PERSON, "delete_note", {});
+        await delivering;
+        // Reset here, no later call would deliver the removals (each answers note_not_found): only an alarm does.
+        const alarm = await state.storage.getAlarm();
+        release();
+        return { alarm, ok: (await deletion).ok, after: await state.storage.getAlarm() };
+      } finally {
+        object.env = real;
+      }
+    });
+    expect(seen).toEqual({ alarm: expect.any(Number), ok: true, after: null });
+    expect(await dump(noteId)).toBe("{}");
     expect(await listed(noteId, "bob")).toEqual({ person: false, agent: false });
   });
 
