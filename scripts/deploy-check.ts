@@ -21,8 +21,8 @@ import { unstable_readConfig } from "wrangler";
  */
 const BUDGET = { bytes: 2_000 * 1024, gzipBytes: 400 * 1024 } as const;
 
-/** Settings that exist only for `wrangler dev` (dev/local.env) and must never be in a deployed config. */
-const LOCAL_ONLY_VARS = ["LOCAL_SIGN_IN", "LOCAL_USER"] as const;
+/** Settings that exist only for local runs (dev/local.env) and must never be in a deployed config. */
+const LOCAL_ONLY_VARS = ["LOCAL_SIGN_IN", "LOCAL_USER", "RATE_LIMITS"] as const;
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -30,7 +30,7 @@ function main(): number {
   const problems: string[] = [];
   const config = unstable_readConfig({ config: join(ROOT, "wrangler.toml") });
   for (const name of LOCAL_ONLY_VARS) {
-    if (Object.hasOwn(config.vars, name)) problems.push(`wrangler.toml sets ${name}, a local development setting: keep it in dev/local.env only`);
+    if (Object.hasOwn(config.vars, name)) problems.push(`wrangler.toml sets ${name}, a setting for local runs only: keep it in dev/local.env`);
   }
 
   const outdir = mkdtempSync(join(tmpdir(), "notes-connector-deploy-check-"));
