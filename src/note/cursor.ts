@@ -8,26 +8,13 @@
 export type AttachmentKind = "sources" | "files";
 
 export function encodeCursor(noteId: string, kind: AttachmentKind, after: number): string {
-  const body = `${kind}.${after}`;
-  return base64url(`${body}.${checksum(noteId, body)}`);
+  return seal(noteId, `${kind}.${after}`);
 }
 
 /** The position after which the next page starts, or null for a cursor this Note did not issue. */
 export function decodeCursor(noteId: string, kind: AttachmentKind, cursor: string): number | null {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(cursor)) return null;
-  let text: string;
-  try {
-    text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
-  } catch {
-    return null;
-  }
-  const match = /^(sources|files)\.(\d{1,15})\.([0-9a-f]{8})$/.exec(text);
-  if (match === null || match[1] !== kind) return null;
-  const body = `${match[1]}.${match[2]}`;
-  if (match[3] !== checksum(noteId, body)) return null;
-  // atob ignores the spare bits of the last character: only the canonical spelling is this cursor.
-  if (base64url(text) !== cursor) return null;
-  return Number(match[2]);
+  const match = /^(sources|files)\.(\d{1,15})$/.exec(open(noteId, cursor, 64) ?? "");
+  return match === null || match[1] !== kind ? null : Number(match[2]);
 }
 
 /**
@@ -37,25 +24,35 @@ export function decodeCursor(noteId: string, kind: AttachmentKind, cursor: strin
  * position means the same under any filter.
  */
 export function encodeNotesCursor(user: string, afterNoteId: string): string {
-  const body = `notes.${afterNoteId}`;
-  return base64url(`${body}.${checksum(user, body)}`);
+  return seal(user, `notes.${afterNoteId}`);
 }
 
 /** The Note ID after which the next page starts, or null for a cursor not issued to this user. */
 export function decodeNotesCursor(user: string, cursor: string): string | null {
-  if (!/^[A-Za-z0-9_-]{1,160}$/.test(cursor)) return null;
+  // Note IDs are 1 to 64 letters, digits, '-' or '_' (src/mcp/schemas.ts): never a '.'.
+  const match = /^notes\.([A-Za-z0-9_-]{1,64})$/.exec(open(user, cursor, 160) ?? "");
+  return match === null ? null : (match[1] as string);
+}
+
+/** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */
+function seal(scope: string, body: string): string {
+  return base64url(`${body}.${checksum(scope, body)}`);
+}
+
+/** The body of a cursor sealed under `scope`, or null when it was not, or is not spelled as `seal` spells it. */
+function open(scope: string, cursor: string, maxLength: number): string | null {
+  if (cursor.length > maxLength || !/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   let text: string;
   try {
     text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));
   } catch {
     return null;
   }
-  // Note IDs are 1 to 64 letters, digits, '-' or '_' (src/mcp/schemas.ts): never a '.'.
-  const match = /^notes\.([A-Za-z0-9_-]{1,64})\.([0-9a-f]{8})$/.exec(text);
+  const match = /^(.*)\.([0-9a-f]{8})$/s.exec(text);
   if (match === null) return null;
-  const body = `notes.${match[1]}`;
-  if (match[2] !== checksum(user, body) || base64url(text) !== cursor) return null;
-  return match[1] as string;
+  const body = match[1] as string;
+  // atob ignores the spare bits of the last character: only the canonical spelling is this cursor.
+  return match[2] === checksum(scope, body) && base64url(text) === cursor ? body : null;
 }
 
 function base64url(text: string): string {
@@ -63,9 +60,9 @@ function base64url(text: string): string {
 }
 
 /** FNV-1a, 32 bits, as eight hex digits. */
-function checksum(noteId: string, body: string): string {
+function checksum(scope: string, body: string): string {
   let hash = 0x811c9dc5;
-  const text = `${noteId}\n${body}`;
+  const text = `${scope}\n${body}`;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193);
