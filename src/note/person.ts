@@ -20,7 +20,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   if (!given.ok) return given;
   const checks = new Checks();
   checks.onlyFields(given.value, ["title", "markdown"]);
-  checks.text("title", given.value.title, LIMITS.noteTitleLength, { required: true, nonBlank: true });
+  checks.text("title", given.value.title, LIMITS.noteTitleLength, { required: true, nonBlank: true, oneLine: true });
   checks.text("markdown", given.value.markdown, LIMITS.markdownLength);
   checks.text("user", caller.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
   const invalid = checks.failure();
@@ -97,7 +97,7 @@ export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
 /** The person renames the Note; the members' directories (list_notes) show the new title. */
 export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
   fields: ["title"],
-  validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true }),
+  validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true, oneLine: true }),
   apply: (_ctx, meta, i) => {
     const title = i.title.trim();
     return meta.title === title ? ok("unchanged") : ok({ meta: { ...meta, title } });

@@ -231,7 +231,7 @@ const LABELS: Record<string, string | undefined> = {
   fixedLabel: "Sources",
 };
 const LABEL_WEIGHTS = { none: 8, plain: 6, padded: 1, max: 1, typeName: 1, fixedLabel: 1, over: 1, blank: 1, newline: 1, control: 1 };
-const TITLES: Record<string, string | undefined> = { plain: "Plan B", padded: "  Padded  ", blank: "  ", missing: undefined, control: "a\u0007b" };
+const TITLES: Record<string, string | undefined> = { plain: "Plan B", padded: "  Padded  ", blank: "  ", missing: undefined, control: "a\u0007b", multiline: "Plan\nB", separated: "Plan\u2028B" };
 
 export interface StepOptions {
   /** Operations (or "missing", the calls that leave a required field out) this run leaves out. */
@@ -283,7 +283,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     create_note: person(
       "create_note",
       2,
-      fc.record({ who, title: pick({ plain: 4, padded: 1, max: 1, over: 1, blank: 1, missing: 1, control: 1 }), markdown: pick({ none: 3, text: 1 }) }),
+      fc.record({ who, title: pick({ plain: 4, padded: 1, max: 1, over: 1, blank: 1, missing: 1, control: 1, multiline: 1 }), markdown: pick({ none: 3, text: 1 }) }),
       (p) => ({ title: p.title === "max" ? long(LIMIT.noteTitle) : p.title === "over" ? long(LIMIT.noteTitle + 1) : TITLES[p.title], markdown: p.markdown === "text" ? "# Start" : undefined }),
     ),
     set_approval: person("set_approval", 3, fc.record({ who, approved: pick({ yes: 3, no: 1, missing: 1 }), v: personVersion }), (p, m) => ({
@@ -293,7 +293,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     rename_note: person(
       "rename_note",
       2,
-      fc.record({ who, title: pick({ plain: 4, other: 2, same: 1, padded: 1, max: 1, over: 1, blank: 1, missing: 1, control: 1 }), v: personVersion }),
+      fc.record({ who, title: pick({ plain: 4, other: 2, same: 1, padded: 1, max: 1, over: 1, blank: 1, missing: 1, control: 1, multiline: 1, separated: 1 }), v: personVersion }),
       (p, m) => ({
         title: p.title === "max" ? long(LIMIT.noteTitle) : p.title === "over" ? long(LIMIT.noteTitle + 1) : p.title === "other" ? "Plan C" : p.title === "same" ? m.meta?.title : TITLES[p.title],
         expected_version: personalVersion(p.v, m),

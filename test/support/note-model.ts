@@ -258,7 +258,7 @@ export class NoteModel {
 
   #createNote(caller: Caller, input: Row): Plan {
     const failures: Failure[] = [];
-    if (!text(input.title, LIMIT.noteTitle, { required: true, nonBlank: true })) failures.push(invalid(VALIDATE));
+    if (!oneLine(input.title, LIMIT.noteTitle)) failures.push(invalid(VALIDATE));
     if (!text(input.markdown, LIMIT.markdown)) failures.push(invalid(VALIDATE));
     if (!text(caller.user, LIMIT.user, { required: true, nonBlank: true })) failures.push(invalid(VALIDATE));
     if (this.meta !== null) failures.push({ code: "note_exists", stage: TARGET });
@@ -576,7 +576,7 @@ export class NoteModel {
         };
       }
       case "rename_note": {
-        argument(text(input.title, LIMIT.noteTitle, { required: true, nonBlank: true }));
+        argument(oneLine(input.title, LIMIT.noteTitle));
         const title = String(input.title).trim();
         return { failures, plan: () => (title === this.meta?.title ? {} : { apply: () => void ((this.meta as Meta).title = title) }) };
       }
@@ -834,7 +834,12 @@ function text(value: unknown, max: number, o: { required?: boolean; nonBlank?: b
 }
 
 function label(value: unknown, required: boolean): boolean {
-  return text(value, LIMIT.label, { required, nonBlank: true }) && !(typeof value === "string" && /[\r\n]/.test(value));
+  return oneLine(value, LIMIT.label, required);
+}
+
+/** A Note title or a tab label: non-blank text on one line (Unicode's line and paragraph separators break lines too). */
+function oneLine(value: unknown, max: number, required = true): boolean {
+  return text(value, max, { required, nonBlank: true }) && !(typeof value === "string" && /[\r\n\u2028\u2029]/.test(value));
 }
 
 function integer(value: unknown, min: number, max: number): boolean {
