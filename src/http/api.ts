@@ -13,6 +13,7 @@ import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
+import { clip } from "../note/unicode.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
@@ -33,7 +34,7 @@ api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
 const expected_version = z.int().min(1).optional();
 /** Query text that must be a whole number: "abc" must read "must be a whole number", not the "required" a coerced NaN gives. */
-const wholeNumber = z.string().regex(/^\d+$/, "must be a whole number").transform(Number);
+const wholeNumber = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number);
 const slide = z.strictObject({
   title: z.string().min(1).max(LIMITS.slideTitleLength),
   body: z.string().max(LIMITS.slideBodyLength).optional(),
@@ -143,9 +144,30 @@ async function argumentsOf(c: Context<AppEnv>, query: z.ZodType = queries.change
 
 /** The query's parameters, each given once: one given twice is refused, not read as its first value. */
 function queryOf(c: Context<AppEnv>): Record<string, string> {
+  // Hono keeps a parameter whose escapes are not UTF-8 (`%FF`) as its raw text: refuse it instead of searching for "%FF".
+  const garbled = rawQueryPairs(c.req.url).filter(([name, value]) => decoded(name) === null || decoded(value) === null);
+  if (garbled.length > 0) throw refusal(c, garbled.map(([name]) => ({ path: decoded(name) ?? clip(name, 64), problem: "is not valid percent-encoded UTF-8" })));
   const repeated = Object.entries(c.req.queries()).filter(([, values]) => values.length > 1);
   if (repeated.length > 0) throw refusal(c, repeated.map(([path]) => ({ path, problem: "given more than once" })));
   return c.req.query();
+}
+
+/** The query's `name=value` pairs, still percent-encoded. */
+function rawQueryPairs(url: string): [string, string][] {
+  const query = url.includes("?") ? url.slice(url.indexOf("?") + 1).split("#")[0] as string : "";
+  return query.split("&").filter((pair) => pair !== "").map((pair) => {
+    const at = pair.indexOf("=");
+    return at < 0 ? [pair, ""] : [pair.slice(0, at), pair.slice(at + 1)];
+  });
+}
+
+/** A query component as form decoding reads it, or null when its escapes are not UTF-8. */
+function decoded(component: string): string | null {
+  try {
+    return decodeURIComponent(component.replace(/\+/g, " "));
+  } catch {
+    return null;
+  }
 }
 
 function refusal(c: Context<AppEnv>, issues: Issue[]): Error {

@@ -31,7 +31,7 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     const cases: [string, string][] = [
       ["abc", "must be a whole number"],
       ["1.5", "must be a whole number"],
-      ["-1", "must be a whole number"],
+      ["-1", "at least 1"],
       ["", "must be a whole number"],
       ["1e2", "must be a whole number"],
       ["0", "at least 1"],
@@ -47,6 +47,22 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     expect(twice.body.error.issues).toEqual([{ path: "expected_version", problem: "given more than once" }]);
     expect(await tabIds(noteId)).toContain(tabId);
     expect((await api("GET", `/notes/${noteId}`)).body.version).toBe(version);
+  });
+
+  it("refuses a query parameter whose escapes are not UTF-8, naming it, rather than reading its raw text", async () => {
+    const { noteId, tabId, version } = await noteWithTab();
+    for (const escaped of ["%FF", "%ED%A0%BC", "%C0%80", "%E2%82"]) {
+      const listed = await api("GET", `/notes?title_contains=${escaped}`);
+      expect({ escaped, status: listed.status, issues: listed.body.error?.issues }).toEqual({
+        escaped, status: 400, issues: [{ path: "title_contains", problem: "is not valid percent-encoded UTF-8" }],
+      });
+    }
+    const named = await api("DELETE", `/notes/${noteId}/tabs/${tabId}?expected%FF=${version}`);
+    expect(named.status).toBe(400);
+    expect(named.body.error.issues).toEqual([{ path: "expected%FF", problem: "is not valid percent-encoded UTF-8" }]);
+    expect(await tabIds(noteId)).toContain(tabId);
+    // Well-formed escapes and '+' still read as text.
+    expect((await api("GET", `/notes?title_contains=%C3%9F+x`)).status).toBe(200);
   });
 
   it("refuses expected_version given in both the query and the body, even when they agree", async () => {
