@@ -5,9 +5,10 @@
  * browser's sign-in sent, and a `sub`. Then, when the deployment limits
  * email domains, a verified email in one of them.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from "jose";
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from "jose";
 import type { OidcSettings } from "../settings.js";
 import { PROVIDER_TIMEOUT_MS, type ProviderMetadata } from "./oidc-discovery.js";
+import { boundedFetch } from "./provider-answer.js";
 import { SignInFailure } from "./sign-in-failure.js";
 
 /** How far the provider's clock may be from ours, in seconds. */
@@ -21,7 +22,7 @@ const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 function keySet(uri: string): ReturnType<typeof createRemoteJWKSet> {
   let keys = keySets.get(uri);
   if (keys === undefined) {
-    keys = createRemoteJWKSet(new URL(uri), { timeoutDuration: PROVIDER_TIMEOUT_MS });
+    keys = createRemoteJWKSet(new URL(uri), { timeoutDuration: PROVIDER_TIMEOUT_MS, [customFetch]: boundedFetch });
     keySets.set(uri, keys);
   }
   return keys;

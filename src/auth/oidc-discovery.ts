@@ -5,6 +5,7 @@
  * A failed fetch is not kept: the next sign-in tries again.
  */
 import { isLoopbackHostname } from "../settings.js";
+import { AnswerTooLarge, boundedJson, MAX_PROVIDER_ANSWER_BYTES } from "./provider-answer.js";
 import { SignInFailure } from "./sign-in-failure.js";
 
 export interface ProviderMetadata {
@@ -48,9 +49,9 @@ async function fetchMetadata(issuer: string): Promise<unknown> {
     throw unavailable(`answered HTTP ${response.status} for its metadata`);
   }
   try {
-    return await response.json();
-  } catch {
-    throw unavailable("sent metadata that is not JSON");
+    return await boundedJson(response);
+  } catch (error) {
+    throw unavailable(error instanceof AnswerTooLarge ? `sent metadata larger than ${MAX_PROVIDER_ANSWER_BYTES} bytes` : "broke off while sending its metadata");
   }
 }
 

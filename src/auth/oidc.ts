@@ -15,6 +15,7 @@ import type { OidcSettings } from "../settings.js";
 import { base64url } from "./base64url.js";
 import { checkEmailDomain, verifyIdToken } from "./id-token.js";
 import { discover, PROVIDER_TIMEOUT_MS, type ProviderMetadata } from "./oidc-discovery.js";
+import { boundedJson } from "./provider-answer.js";
 import { SignInFailure } from "./sign-in-failure.js";
 import { oidcUserId } from "./user-id.js";
 
@@ -104,7 +105,8 @@ export class OidcIdentity {
     } catch {
       throw new SignInFailure(502, "The sign-in provider could not be reached to finish the sign-in. Start again from your app.");
     }
-    const answer = (await response.json().catch(() => null)) as Record<string, unknown> | null;
+    // Too large or cut off reads as no answer: refused below, as any answer without an ID token.
+    const answer = (await boundedJson(response).catch(() => null)) as Record<string, unknown> | null;
     if (!response.ok) {
       const code = typeof answer?.error === "string" && /^[a-z_]{1,64}$/.test(answer.error) ? ` (${answer.error})` : "";
       throw new SignInFailure(502, `The sign-in provider refused to finish the sign-in: HTTP ${response.status}${code}. Start again from your app.`);
