@@ -122,7 +122,20 @@ async function run<K extends CommandName>(
 }
 
 function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
-  return c.json({ error }, STATUS[error.code]);
+  const told: NoteError = { ...error, message: inApiTerms(error.message) };
+  if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: inApiTerms(issue.problem) }));
+  return c.json({ error: told }, STATUS[error.code]);
+}
+
+/** The Note's messages name the agents' tools; the person's app reads the routes that do the same. */
+const TOOL_ROUTES: Readonly<Record<string, string>> = {
+  list_notes: "GET /api/v1/notes",
+  list_note_tabs: "GET /api/v1/notes/{note_id}",
+  read_note_tab: "GET /api/v1/notes/{note_id}",
+};
+
+function inApiTerms(message: string): string {
+  return message.replace(/\b(list_notes|list_note_tabs|read_note_tab)\b/g, (tool) => TOOL_ROUTES[tool] as string);
 }
 
 /**

@@ -65,6 +65,19 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     expect((await api("GET", `/notes?title_contains=%C3%9F+x`)).status).toBe(200);
   });
 
+  it("names the API's routes, not the agents' tools, in what its errors tell to do", async () => {
+    const { noteId, tabId, version } = await noteWithTab();
+    const stale = await api("DELETE", `/notes/${noteId}/tabs/${tabId}?expected_version=${version - 1}`);
+    expect(stale.body.error.code).toBe("version_conflict");
+    expect(stale.body.error.message).toContain("GET /api/v1/notes/{note_id}");
+    const missing = await api("PATCH", "/notes/no-such-note", { title: "x" });
+    expect(missing.body.error.code).toBe("note_not_found");
+    expect(missing.body.error.message).toContain("GET /api/v1/notes");
+    const cursor = await api("GET", "/notes?cursor=bm90LWEtY3Vyc29y");
+    expect(cursor.body.error.issues[0].problem).toContain("GET /api/v1/notes");
+    for (const answer of [stale, missing, cursor]) expect(JSON.stringify(answer.body)).not.toMatch(/list_note|read_note_tab/);
+  });
+
   it("refuses expected_version given in both the query and the body, even when they agree", async () => {
     const { noteId, tabId, version } = await noteWithTab();
     for (const inBody of [version, version - 1]) {
