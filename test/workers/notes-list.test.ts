@@ -200,7 +200,7 @@ describe("bad input to list_notes, GET /notes and PATCH /notes/:id", () => {
       ["limit=101", "limit", "at most 100"],
       ["limit=abc", "limit", "must be a whole number"],
       ["title_contains=", "title_contains", "must not be empty"],
-      ["cursor=nope", "cursor", "not a cursor list_notes issued to you"],
+      ["cursor=nope", "cursor", "not a cursor GET /api/v1/notes issued to you"],
       ["kind=sources", "kind", "unexpected field"],
     ];
     for (const [query, path, problem] of cases) {
