@@ -63,6 +63,8 @@ export const inputs = {
   read_note_tab: z.strictObject({
     note_id: noteId,
     tab_id: tabId.describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
+    limit: z.int().min(1).max(LIMITS.slidesPageSize).optional().describe(`Slides per page of a slides tab, 1 to ${LIMITS.slidesPageSize} (default ${LIMITS.slidesPageSize}). Not for the markdown tab, which is read whole.`),
+    cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
   }),
   create_note_tab: z.strictObject({
     note_id: noteId,
@@ -125,6 +127,7 @@ export const outputs = {
     version: z.int(),
     tab: tabSummary,
     slides: z.array(z.object({ index: z.int(), title: z.string(), body: z.string(), notes: z.string() })).optional(),
+    next_cursor: z.string().nullable().optional(),
     text: z.string().optional(),
   }),
   create_note_tab: z.object({

@@ -54,7 +54,9 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "read_note_tab",
     title: "Read a tab",
-    description: "Reads one tab's content by its exact id: the slides of a slides tab, or the text of the markdown tab.",
+    description:
+      "Reads one tab's content by its exact id: the slides of a slides tab, a page at a time, or the whole text of the markdown tab. " +
+      `A deck answers up to ${LIMITS.slidesPageSize} slides (limit) with next_cursor; pass it back as cursor for the next page, until next_cursor is null.`,
     scopes: READ,
     readOnly: true,
     command: "read_tab",

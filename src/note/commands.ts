@@ -63,7 +63,7 @@ export interface TabList {
 }
 
 export type TabContent =
-  | { note_id: string; version: number; tab: TabSummary; slides: SlideOutput[] }
+  | { note_id: string; version: number; tab: TabSummary; slides: SlideOutput[]; next_cursor: string | null }
   | { note_id: string; version: number; tab: TabSummary; text: string };
 
 export interface CreatedTab {
@@ -130,7 +130,7 @@ export interface Changed {
 export interface Commands {
   // The agent's tools.
   list_tabs: { input: Record<string, never>; output: TabList };
-  read_tab: { input: { tab_id: string }; output: TabContent };
+  read_tab: { input: { tab_id: string; limit?: number | undefined; cursor?: string | undefined }; output: TabContent };
   create_tab: {
     input: WriteInput & { tab_type: AddableTabType; label?: string | undefined; slides?: SlideInput[] | undefined };
     output: CreatedTab;

@@ -34,6 +34,17 @@ export function decodeNotesCursor(user: string, cursor: string): string | null {
   return match === null ? null : (match[1] as string);
 }
 
+/** A cursor into a deck: the index of the next page's first slide, bound to the Note and the tab. */
+export function encodeSlidesCursor(noteId: string, tabId: string, from: number): string {
+  return seal(`${noteId}/${tabId}`, `slides.${from}`);
+}
+
+/** The index the next page of this deck starts at, or null for a cursor not issued for this Note's tab. */
+export function decodeSlidesCursor(noteId: string, tabId: string, cursor: string): number | null {
+  const match = /^slides\.(\d{1,6})$/.exec(open(`${noteId}/${tabId}`, cursor, 64) ?? "");
+  return match === null ? null : Number(match[1]);
+}
+
 /** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */
 function seal(scope: string, body: string): string {
   return base64url(`${body}.${checksum(scope, body)}`);

@@ -32,6 +32,8 @@ export const LIMITS = {
   idempotencyKeyLength: 256,
   userIdLength: 128,
   pageSize: 50,
+  /** Slides per page of read_note_tab (and its default): 50 slides at their longest are about 1 M characters. */
+  slidesPageSize: 50,
   /** Notes per page of list_notes and GET /api/v1/notes (and its default). */
   notesPageSize: 100,
   /** A list_notes cursor as a caller may send it: a Note ID of 64 characters gives one of 107. */

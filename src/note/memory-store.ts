@@ -108,6 +108,9 @@ export class MemoryNoteStore implements NoteStore {
   slides(tabId: string): Slide[] {
     return (this.#slides.get(tabId) ?? []).map((slide) => ({ ...slide }));
   }
+  slidePage(tabId: string, from: number, limit: number): Slide[] {
+    return this.slides(tabId).slice(from, from + limit);
+  }
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
     const deck = this.#slides.get(tabId) ?? [];
     if (deck.length !== first) throw new Error(`tab ${tabId} has ${deck.length} slides, not ${first}`);

@@ -76,6 +76,6 @@ export function toSlide(input: SlideInput): Slide {
 }
 
 /** Slides as a read answers them, each with its index in the deck. */
-export function numbered(slides: readonly Slide[]): SlideOutput[] {
-  return slides.map((slide, index) => ({ index, title: slide.title, body: slide.body, notes: slide.notes }));
+export function numbered(slides: readonly Slide[], first = 0): SlideOutput[] {
+  return slides.map((slide, i) => ({ index: first + i, title: slide.title, body: slide.body, notes: slide.notes }));
 }

@@ -119,6 +119,8 @@ export interface NoteStore {
   deleteTab(id: string): void;
 
   slides(tabId: string): Slide[];
+  /** Up to `limit` of the deck's slides from index `from` on, in order: a page reads only its rows. */
+  slidePage(tabId: string, from: number, limit: number): Slide[];
   /** Appends after the tab's last slide, whose index is `first - 1`. */
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void;
   replaceSlides(tabId: string, slides: readonly Slide[]): void;

@@ -7,6 +7,7 @@ import { openNote } from "./access.js";
 import type { Caller, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
+import { decodeSlidesCursor, encodeSlidesCursor } from "./cursor.js";
 import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
@@ -26,23 +27,45 @@ export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Resu
   return ok({ note_id: ctx.id, title: meta.title, version: meta.version, tabs: ctx.store.tabs().map(summary) });
 }
 
-/** `read_note_tab`: a slides tab's slides, or the Markdown text, by exact tab ID. */
+/**
+ * `read_note_tab`: a page of a slides tab's slides (`limit`, default 50, from
+ * `cursor`), or the whole Markdown text, by exact tab ID.
+ */
 export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Result<TabContent> {
   const given = fields(input);
   if (!given.ok) return given;
+  const { tab_id: tabId, limit, cursor } = given.value;
   const checks = new Checks();
-  checks.onlyFields(given.value, ["tab_id"]);
-  checks.tabId("tab_id", given.value.tab_id);
+  checks.onlyFields(given.value, ["tab_id", "limit", "cursor"]);
+  checks.tabId("tab_id", tabId);
+  checks.integer("limit", limit, 1, LIMITS.slidesPageSize);
+  let from = 0;
+  if (cursor !== undefined) {
+    const decoded = typeof cursor === "string" && typeof tabId === "string" ? decodeSlidesCursor(ctx.id, tabId, cursor) : null;
+    if (decoded === null) checks.add("cursor", "not a cursor read_note_tab issued for this tab; pass next_cursor exactly as returned, or omit it to start over");
+    else from = decoded;
+  }
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
-  const found = findTab(ctx.store, given.value.tab_id as string);
+  const found = findTab(ctx.store, tabId as string);
   if (!found.ok) return found;
   const tab = found.value;
   const base = { note_id: ctx.id, version: opened.value.version, tab: summary(tab) };
-  if (tab.type === "slides") return ok({ ...base, slides: numbered(ctx.store.slides(tab.id)) });
-  if (tab.type === "markdown") return ok({ ...base, text: ctx.store.markdown() });
+  if (tab.type === "slides") {
+    const size = (limit as number | undefined) ?? LIMITS.slidesPageSize;
+    // One row past the page tells whether another follows.
+    const rows = ctx.store.slidePage(tab.id, from, size + 1);
+    const page = rows.slice(0, size);
+    const next_cursor = rows.length > size ? encodeSlidesCursor(ctx.id, tab.id, from + size) : null;
+    return ok({ ...base, slides: numbered(page, from), next_cursor });
+  }
+  if (tab.type === "markdown") {
+    const paging = (["limit", "cursor"] as const).filter((name) => given.value[name] !== undefined);
+    if (paging.length > 0) return fail(invalidArguments(paging.map((path) => ({ path, problem: "pages a slides tab only; a markdown tab is read whole" }))));
+    return ok({ ...base, text: ctx.store.markdown() });
+  }
   const hint = tab.type === "sheet" ? "Sheet content is edited by the person in the app." : "Use list_note_attachments for its items.";
   return fail(wrongTabType(tab, ["slides", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides and markdown tabs. ${hint}`));
 }

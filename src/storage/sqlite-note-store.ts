@@ -140,6 +140,9 @@ export class SqliteNoteStore implements NoteStore {
   slides(tabId: string): Slide[] {
     return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
   }
+  slidePage(tabId: string, from: number, limit: number): Slide[] {
+    return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? AND idx >= ? ORDER BY idx LIMIT ?`, tabId, from, limit);
+  }
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
     // Up to 20 rows a statement: 5 bound values a row, and SQLite here takes at most 100 a statement.
     for (let start = 0; start < slides.length; start += SLIDES_PER_INSERT) {

@@ -404,7 +404,30 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
     ),
     list_tabs: call("list_tabs", 2, fc.record({ who, channel: pick({ connector: 3, app: 1 }) }), (p) => ({ caller: { user: p.who, channel: p.channel }, name: "list_tabs", input: {} })),
-    read_tab: tool("read_tab", 2, fc.record({ who, tab }), (p, m) => ({ tab_id: tabId(p.tab, m) })),
+    read_tab: tool(
+      "read_tab",
+      3,
+      fc.record({
+        who,
+        tab,
+        limit: pick({ none: 4, one: 2, two: 2, max: 1, over: 1 }),
+        cursor: fc.oneof(
+          { weight: 3, arbitrary: fc.constant("none") },
+          { weight: 3, arbitrary: fc.record({ follow: fc.nat(10) }) },
+          { weight: 1, arbitrary: fc.record({ seen: fc.nat(10) }) },
+          { weight: 1, arbitrary: fc.constant("garbage") },
+        ),
+      }),
+      (p, m) => {
+        const limit = { none: undefined, one: 1, two: 2, max: LIMIT.slidesPage, over: LIMIT.slidesPage + 1 }[p.limit];
+        // Mostly the next page of a deck read before (its own tab); sometimes any cursor, on any tab.
+        const decks = m.cursors.filter((c) => c.kind.startsWith("slides:"));
+        const followed = typeof p.cursor === "object" && "follow" in p.cursor ? decks[p.cursor.follow % Math.max(1, decks.length)] : undefined;
+        if (followed !== undefined) return { tab_id: followed.kind.slice("slides:".length), limit, cursor: followed.cursor };
+        const cursor = typeof p.cursor === "object" && "seen" in p.cursor ? m.cursors[p.cursor.seen % Math.max(1, m.cursors.length)]?.cursor : p.cursor === "garbage" ? "bm90LWEtY3Vyc29y" : undefined;
+        return { tab_id: tabId(p.tab, m), limit, cursor };
+      },
+    ),
     list_attachments: tool(
       "list_attachments",
       2,

@@ -49,6 +49,7 @@ export const LIMIT = {
   key: 256,
   user: 128,
   page: 50,
+  slidesPage: 50,
 } as const;
 
 export const FIXED = ["markdown", "files", "sources"] as const;
@@ -288,12 +289,36 @@ export class NoteModel {
     if (typeof input.tab_id !== "string") failures.push(invalid(VALIDATE, true));
     else if (tab === undefined) failures.push({ code: "tab_not_found", stage: TARGET });
     else if (tab.type !== "slides" && tab.type !== "markdown") failures.push({ code: "wrong_tab_type", stage: TARGET });
+    else if (tab.type === "markdown" && (input.limit !== undefined || input.cursor !== undefined)) failures.push(invalid(TARGET));
+    if (input.limit !== undefined && !integer(input.limit, 1, LIMIT.slidesPage)) failures.push(invalid(VALIDATE));
+    // A deck's cursor names the tab it was issued for, and the slide its next page starts at.
+    let from = 0;
+    if (input.cursor !== undefined) {
+      const known = this.cursors.find((c) => c.cursor === input.cursor && c.kind === `slides:${String(input.tab_id)}`);
+      if (known === undefined) failures.push(invalid(VALIDATE));
+      else from = known.after;
+    }
+    const size = typeof input.limit === "number" ? input.limit : LIMIT.slidesPage;
     return {
       failures,
       success: () => {
         const t = tab as Tab;
         const base = { note_id: this.noteId, version: this.version, tab: this.#summary(t) };
-        return answers(t.type === "slides" ? { ...base, slides: this.#deck(t.id).map((s, index) => ({ index, ...s })) } : { ...base, text: this.markdown });
+        if (t.type !== "slides") return answers({ ...base, text: this.markdown });
+        const deck = this.#deck(t.id);
+        const slides = deck.slice(from, from + size).map((s, i) => ({ index: from + i, ...s }));
+        const more = deck.length > from + size;
+        return {
+          writes: false,
+          check: (value) => {
+            const problems = same({ ...base, slides, more }, { ...value, more: value.next_cursor !== null, next_cursor: undefined });
+            if (more && typeof value.next_cursor !== "string") problems.push(`next_cursor: expected a string, got ${show(value.next_cursor)}`);
+            return problems;
+          },
+          apply: (value) => {
+            if (typeof value.next_cursor === "string") this.cursors.push({ cursor: value.next_cursor, kind: `slides:${t.id}`, after: from + size });
+          },
+        };
       },
     };
   }

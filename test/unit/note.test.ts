@@ -233,9 +233,34 @@ describe("tab IDs", () => {
 
     // The sequence did put the kept deck where a type or label handle goes wrong.
     expect(ambiguous).toBeGreaterThan(50);
-    const content = value(f.run(AGENT, "read_tab", { tab_id: kept }));
-    if (!("slides" in content)) throw new Error("the kept tab is not a slides tab");
-    expect(content.slides.map((s) => s.title)).toEqual(Array.from({ length: 200 }, (_, i) => `step ${i}`));
+    const titles: string[] = [];
+    let cursor: string | null | undefined;
+    do {
+      const content = value(f.run(AGENT, "read_tab", { tab_id: kept, ...(cursor ? { cursor } : {}) }));
+      if (!("slides" in content)) throw new Error("the kept tab is not a slides tab");
+      titles.push(...content.slides.map((s) => s.title));
+      cursor = content.next_cursor;
+    } while (cursor !== null);
+    expect(titles).toEqual(Array.from({ length: 200 }, (_, i) => `step ${i}`));
+  });
+
+  it("read_tab pages a deck: every slide once, in order, indexes continuing; a cursor names its tab only", () => {
+    const f = new Fixture();
+    const deck = f.createTab({ tab_type: "slides", slides: Array.from({ length: 7 }, (_, i) => ({ title: `s${i}` })) });
+    const pages: { indexes: number[]; next: string | null }[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = value(f.run(AGENT, "read_tab", { tab_id: deck.tab_id, limit: 3, ...(cursor === undefined ? {} : { cursor }) }));
+      if (!("slides" in page)) throw new Error("not a deck");
+      pages.push({ indexes: page.slides.map((s) => s.index), next: page.next_cursor === null ? null : "more" });
+      if (page.next_cursor === null) break;
+      cursor = page.next_cursor;
+    }
+    expect(pages).toEqual([{ indexes: [0, 1, 2], next: "more" }, { indexes: [3, 4, 5], next: "more" }, { indexes: [6], next: null }]);
+    const other = f.createTab({ tab_type: "slides", slides: [{ title: "x" }] });
+    expect(f.run(AGENT, "read_tab", { tab_id: other.tab_id, cursor })).toMatchObject({ ok: false, error: { code: "invalid_arguments", issues: [{ path: "cursor" }] } });
+    expect(f.run(AGENT, "read_tab", { tab_id: "markdown", limit: 5 })).toMatchObject({ ok: false, error: { code: "invalid_arguments", issues: [{ path: "limit" }] } });
+    expect(f.run(AGENT, "read_tab", { tab_id: deck.tab_id, limit: 51 })).toMatchObject({ ok: false, error: { code: "invalid_arguments", issues: [{ path: "limit" }] } });
   });
 
   it("a type name or a label passed as tab_id gets tab_not_found with a hint, and writes nothing", () => {

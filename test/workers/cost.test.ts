@@ -67,6 +67,33 @@ describe("the cost of a call", () => {
     expect(deep.read).toBe(first.read);
     expect(first.written).toBe(0);
   });
+
+  it("a page of a 500-slide deck reads about `limit` rows, as a page of a 5-slide deck does", async () => {
+    const deckOf = async (count: number) => {
+      const { noteId, version } = await newNote();
+      let current = version;
+      let tabId = "";
+      for (let start = 0; start < count; start += 20) {
+        const slides = Array.from({ length: Math.min(20, count - start) }, (_, i) => ({ title: `Slide ${start + i + 1}` }));
+        if (start === 0) ({ tab_id: tabId, version: current } = await ok("create_note_tab", { note_id: noteId, expected_version: current, idempotency_key: "deck", tab_type: "slides", slides }));
+        else current = (await ok("edit_note_tab", { note_id: noteId, expected_version: current, idempotency_key: `more-${start}`, tab_id: tabId, operation: "slides_add_outline", slides })).version;
+      }
+      return { noteId, tabId };
+    };
+    const small = await deckOf(5);
+    const large = await deckOf(500);
+    const onSmall = await cost(small.noteId, "read_tab", { tab_id: small.tabId, limit: 5 });
+    const first = await cost(large.noteId, "read_tab", { tab_id: large.tabId, limit: 5 });
+    let cursor = first.value.next_cursor as string;
+    for (let i = 0; i < 60; i++) cursor = (await ok("read_note_tab", { note_id: large.noteId, tab_id: large.tabId, limit: 5, cursor })).next_cursor;
+    const deep = await cost(large.noteId, "read_tab", { tab_id: large.tabId, limit: 5, cursor });
+    if (!("slides" in deep.value)) throw new Error("not a deck");
+    expect(deep.value.slides.map((s) => s.title)).toEqual(["Slide 306", "Slide 307", "Slide 308", "Slide 309", "Slide 310"]);
+    // The page's rows and one more, beside the Note's meta, membership and tab rows.
+    expect(first.read).toBeLessThanOrEqual(onSmall.read + 1);
+    expect(deep.read).toBe(first.read);
+    expect(first.read).toBeLessThan(15);
+  });
 });
 
 describe("the production Worker", () => {
