@@ -84,6 +84,7 @@ describe("the cost of a call", () => {
     const large = await deckOf(500);
     const onSmall = await cost(small.noteId, "read_tab", { tab_id: small.tabId, limit: 5 });
     const first = await cost(large.noteId, "read_tab", { tab_id: large.tabId, limit: 5 });
+    if (!("slides" in first.value)) throw new Error("not a deck");
     let cursor = first.value.next_cursor as string;
     for (let i = 0; i < 60; i++) cursor = (await ok("read_note_tab", { note_id: large.noteId, tab_id: large.tabId, limit: 5, cursor })).next_cursor;
     const deep = await cost(large.noteId, "read_tab", { tab_id: large.tabId, limit: 5, cursor });
