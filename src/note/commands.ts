@@ -49,6 +49,8 @@ export interface FileItem {
 }
 
 export interface SlideOutput {
+  /** The slide's ID: fixed for its life, never reused in the Note. */
+  id: string;
   index: number;
   title: string;
   body: string;
@@ -73,6 +75,8 @@ export interface CreatedTab {
   label: string;
   position: number;
   slide_count: number;
+  /** The new slides' IDs, in deck order. */
+  slide_ids: string[];
   version: number;
   replayed: boolean;
   arguments_differ: boolean;
@@ -82,6 +86,8 @@ export interface EditedTab {
   note_id: string;
   tab_id: string;
   slides_added: number;
+  /** The appended slides' IDs, in deck order. */
+  slide_ids: string[];
   slide_count: number;
   version: number;
   replayed: boolean;

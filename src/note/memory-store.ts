@@ -221,7 +221,8 @@ export class MemoryNoteStore implements NoteStore {
     // Each row's columns in the order of the SQLite table (migrations add theirs at the end).
     return {
       meta: m === null ? [] : [{ id: 1, note_id: m.note_id, title: m.title, version: m.version, approved: m.approved ? 1 : 0,
-        next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count, deleted: m.deleted ? 1 : 0 }],
+        next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count, deleted: m.deleted ? 1 : 0,
+        next_slide_n: m.next_slide_n }],
       markdown: this.#markdown === null ? [] : [{ id: 1, text: this.#markdown }],
       members: [...this.#members].sort(([a], [b]) => byCodePoint(a, b)).map(([user, role]) => ({ user, role })),
       tabs: [...this.#tabs.values()]
@@ -229,7 +230,7 @@ export class MemoryNoteStore implements NoteStore {
         .map((t) => ({ id: t.id, type: t.type, label: t.label, position: t.position, slide_count: t.slide_count })),
       slides: [...this.#slides]
         .sort(([a], [b]) => byCodePoint(a, b))
-        .flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, title: s.title, body: s.body, notes: s.notes }))),
+        .flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, title: s.title, body: s.body, notes: s.notes, id: s.id }))),
       idempotency: [...this.#keys.values()]
         .sort((a, b) => byCodePoint(a.key, b.key))
         .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
@@ -253,6 +254,7 @@ function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
     file_count: meta.file_count,
     created_at: first.created_at,
     deleted: meta.deleted,
+    next_slide_n: meta.next_slide_n,
   };
 }
 

@@ -40,6 +40,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
     version: 1,
     approved: false,
     next_tab_n: 1,
+    next_slide_n: 1,
     tab_count: FIXED_TABS.length,
     source_count: 0,
     file_count: 0,

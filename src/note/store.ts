@@ -16,6 +16,8 @@ export interface NoteMeta {
   approved: boolean;
   /** The next `n` of a tab ID; it never goes back. */
   next_tab_n: number;
+  /** The next `n` of a slide ID; it never goes back, so a slide ID is never reused in the Note. */
+  next_slide_n: number;
   /** Tabs in the strip, the fixed ones included: a new tab's position, without reading the strip. */
   tab_count: number;
   source_count: number;
@@ -37,14 +39,16 @@ export interface TabRow {
 }
 
 export interface Slide {
+  /** `slide-{n}-{base36 ms}` (tab-id.ts): fixed for the slide's life, never reused in the Note. */
+  id: string;
   title: string;
   body: string;
   notes: string;
 }
 
 /**
- * A keyed write's first result: a flat object of strings, numbers and
- * booleans (CreatedTab, EditedTab, AddedSource), as JSON would carry it.
+ * A keyed write's first result: an object of strings, numbers, booleans and
+ * lists of strings (CreatedTab, EditedTab, AddedSource), as JSON would carry it.
  */
 export type RecordedResult = object;
 
@@ -121,8 +125,9 @@ export interface NoteStore {
   slides(tabId: string): Slide[];
   /** Up to `limit` of the deck's slides from index `from` on, in order: a page reads only its rows. */
   slidePage(tabId: string, from: number, limit: number): Slide[];
-  /** Appends after the tab's last slide, whose index is `first - 1`. */
+  /** Appends after the tab's last slide, whose index is `first - 1`; each slide keeps the ID the caller gave it. */
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void;
+  /** Replaces the whole deck; the caller gives the new slides new IDs (the old ones are never reused). */
   replaceSlides(tabId: string, slides: readonly Slide[]): void;
 
   markdown(): string;

@@ -12,7 +12,7 @@ import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { numbered, toSlide } from "./slides.js";
+import { newSlides, numbered } from "./slides.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
 import { Checks, fields, noFields } from "./validate.js";
@@ -86,8 +86,8 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
   apply: (ctx, meta, i, version) => {
     const room = roomForTab(meta);
     if (!room.ok) return room;
-    const slides = (i.slides ?? []).map(toSlide);
-    const { tab, meta: after } = appendTab(ctx, meta, i.tab_type, i.label, slides);
+    const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? []);
+    const { tab, meta: after } = appendTab(ctx, identified, i.tab_type, i.label, slides);
     const result = {
       note_id: ctx.id,
       tab_id: tab.id,
@@ -95,6 +95,7 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
       label: tab.label,
       position: tab.position,
       slide_count: tab.slide_count,
+      slide_ids: slides.map((slide) => slide.id),
       version,
       replayed: false,
       arguments_differ: false,

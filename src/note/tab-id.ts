@@ -25,6 +25,15 @@ export function newTabId(type: AddableTabType, n: number, nowMs: number): string
   return `${type}-${n}-${nowMs.toString(36)}`;
 }
 
+/**
+ * Slide identity: `slide-{n}-{base36 millisecond time}`, with `n` from the
+ * Note's own slide counter (meta.next_slide_n), which never goes back: a slide
+ * ID is never reused in its Note, across deleted tabs and replaced decks.
+ */
+export function newSlideId(n: number, nowMs: number): string {
+  return `slide-${n}-${nowMs.toString(36)}`;
+}
+
 export function isTabType(value: string): value is TabType {
   return (FIXED_TABS as readonly string[]).includes(value) || (ADDABLE_TAB_TYPES as readonly string[]).includes(value);
 }

@@ -4,6 +4,7 @@
  * upgrades data written by the old schema (docs/storage-schema.md).
  */
 import { foldTitle } from "../note/directory.js";
+import { newSlideId } from "../note/tab-id.js";
 import type { Sql } from "./sql.js";
 
 export interface Migration {
@@ -119,6 +120,28 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       // have dropped it, then the object erases its storage (docs/decisions.md).
       `ALTER TABLE meta ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0`,
     ],
+  },
+  {
+    version: 6,
+    name: "slides.id and meta.next_slide_n",
+    statements: [
+      // Every slide's own ID, `slide-{n}-{base36 ms}`, n from a counter that never goes back (docs/decisions.md).
+      // Unique in the Note by that counter, not by an index: a UNIQUE index would write a second row per slide
+      // and break the cost law (20 slides, at most 25 rows); the generated histories check uniqueness.
+      `ALTER TABLE slides ADD COLUMN id TEXT NOT NULL DEFAULT ''`,
+      `ALTER TABLE meta ADD COLUMN next_slide_n INTEGER NOT NULL DEFAULT 1`,
+    ],
+    backfill: (sql) => {
+      // The slides written before get IDs in strip order, deck order; then the counter moves past them.
+      // The suffix is the upgrade's time, as a new slide's is its write's time.
+      const now = Date.now();
+      const slides = sql.all<{ tab_id: string; idx: number }>(
+        `SELECT slides.tab_id, slides.idx FROM slides JOIN tabs ON tabs.id = slides.tab_id ORDER BY tabs.position, tabs.id, slides.idx`,
+      );
+      const first = sql.first<{ n: number }>(`SELECT next_slide_n AS n FROM meta WHERE id = 1`)?.n ?? 1;
+      slides.forEach((slide, i) => sql.run(`UPDATE slides SET id = ? WHERE tab_id = ? AND idx = ?`, newSlideId(first + i, now), slide.tab_id, slide.idx));
+      if (slides.length > 0) sql.run(`UPDATE meta SET next_slide_n = ? WHERE id = 1`, first + slides.length);
+    },
   },
 ];
 

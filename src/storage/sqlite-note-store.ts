@@ -17,9 +17,10 @@ interface MetaRow {
   file_count: number;
   created_at: number;
   deleted: number;
+  next_slide_n: number;
 }
 
-const SLIDES_PER_INSERT = 20;
+const SLIDES_PER_INSERT = 16;
 
 /** Carries a failure result out of `transactionSync`, which rolls back only on a throw. */
 class RolledBack {
@@ -78,18 +79,18 @@ export class SqliteNoteStore implements NoteStore {
 
   readMeta(): NoteMeta | null {
     const row = this.sql.first<MetaRow>(
-      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted FROM meta WHERE id = 1`,
+      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n FROM meta WHERE id = 1`,
     );
     return row === null ? null : { ...row, approved: row.approved === 1, deleted: row.deleted === 1 };
   }
 
   writeMeta(meta: NoteMeta): void {
     this.sql.run(
-      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, version = excluded.version, approved = excluded.approved,
          next_tab_n = excluded.next_tab_n, tab_count = excluded.tab_count, source_count = excluded.source_count, file_count = excluded.file_count,
-         deleted = excluded.deleted`,
+         deleted = excluded.deleted, next_slide_n = excluded.next_slide_n`,
       meta.note_id,
       meta.title,
       meta.version,
@@ -100,6 +101,7 @@ export class SqliteNoteStore implements NoteStore {
       meta.file_count,
       meta.created_at,
       meta.deleted ? 1 : 0,
+      meta.next_slide_n,
     );
   }
 
@@ -138,17 +140,17 @@ export class SqliteNoteStore implements NoteStore {
   }
 
   slides(tabId: string): Slide[] {
-    return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
+    return this.sql.all<Slide>(`SELECT id, title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
   }
   slidePage(tabId: string, from: number, limit: number): Slide[] {
-    return this.sql.all<Slide>(`SELECT title, body, notes FROM slides WHERE tab_id = ? AND idx >= ? ORDER BY idx LIMIT ?`, tabId, from, limit);
+    return this.sql.all<Slide>(`SELECT id, title, body, notes FROM slides WHERE tab_id = ? AND idx >= ? ORDER BY idx LIMIT ?`, tabId, from, limit);
   }
   appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
-    // Up to 20 rows a statement: 5 bound values a row, and SQLite here takes at most 100 a statement.
+    // Up to 16 rows a statement: 6 bound values a row, and SQLite here takes at most 100 a statement.
     for (let start = 0; start < slides.length; start += SLIDES_PER_INSERT) {
       const chunk = slides.slice(start, start + SLIDES_PER_INSERT);
-      const values = chunk.flatMap((slide, i) => [tabId, first + start + i, slide.title, slide.body, slide.notes]);
-      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}`, ...values);
+      const values = chunk.flatMap((slide, i) => [tabId, first + start + i, slide.title, slide.body, slide.notes, slide.id]);
+      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes, id) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`, ...values);
     }
   }
   replaceSlides(tabId: string, slides: readonly Slide[]): void {

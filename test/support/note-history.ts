@@ -149,6 +149,7 @@ export class Run {
     const bump = versions[1] - versions[0];
     if (bump < 0 || bump > (change === "write" ? calls : 0)) problems.push(`the version went from ${versions[0]} to ${versions[1]}`);
     if (this.note.store === "sqlite") problems.push(...sqliteRules(tables, this.#first, this.#tables));
+    problems.push(...this.model.learnSlideIds(rows.slides ?? []));
     const model = differences(ordered(this.model.tables()), rows);
     if (model.length > 0) problems.push("rows differ from the model's:", ...model);
     if (problems.length > 0) throw this.#failure(`${what}, but`, problems);

@@ -134,6 +134,8 @@ interface Tab {
   slide_count: number;
 }
 interface Slide {
+  /** The ID the Note gave it; "" until the model learns it (a deck the person replaced: its answer names no IDs). */
+  id: string;
   title: string;
   body: string;
   notes: string;
@@ -150,6 +152,7 @@ interface Meta {
   version: number;
   approved: boolean;
   next_tab_n: number;
+  next_slide_n: number;
   source_count: number;
   file_count: number;
 }
@@ -166,6 +169,8 @@ export class NoteModel {
   readonly files: { seq: number; name: string; media_type: string; size_bytes: number }[] = [];
   /** Every tab ID the Note handed out, deleted ones included, in order. */
   readonly seenTabIds: string[] = [];
+  /** Every slide ID the Note handed out, deleted and replaced slides included. */
+  readonly seenSlideIds = new Set<string>();
   /** Every well-formed key a keyed call carried, committed or not, in order. */
   readonly usedKeys: string[] = [];
   /** Every keyed call sent, for resending. */
@@ -214,6 +219,7 @@ export class NoteModel {
                 file_count: meta.file_count,
                 created_at: TIME,
                 deleted: false,
+                next_slide_n: meta.next_slide_n,
               },
             ],
       members: [...this.members].map(([user, role]) => ({ user, role })),
@@ -270,7 +276,7 @@ export class NoteModel {
         writes: true,
         check: (value) => same({ note_id: this.noteId, title, approved: false, version: 1 }, value),
         apply: () => {
-          this.meta = { title, version: 1, approved: false, next_tab_n: 1, source_count: 0, file_count: 0 };
+          this.meta = { title, version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, source_count: 0, file_count: 0 };
           this.members.set(caller.user, "owner");
           this.strip = FIXED.map((id) => ({ id, type: id, label: FIXED_LABEL[id] as string, slide_count: 0 }));
           this.markdown = typeof input.markdown === "string" ? input.markdown : "";
@@ -426,24 +432,29 @@ export class NoteModel {
     return {
       failures,
       success: () => {
-        const expected = (id: unknown): Row => ({
+        const expected = (value: Row): Row => ({
           note_id: this.noteId,
-          tab_id: id,
+          tab_id: value.tab_id,
           tab_type: type,
           label: typeof input.label === "string" ? input.label.trim() : DEFAULT_LABEL[String(type)],
           position: this.strip.length,
           slide_count: deck.length,
+          slide_ids: value.slide_ids,
           version: this.version + 1,
           replayed: false,
         });
         return {
           writes: true,
-          result: (value) => expected(value.tab_id),
-          check: (value, window) => [...this.#newTabId(value.tab_id, String(type), window), ...same(expected(value.tab_id), withoutDiffer(value, false))],
+          result: (value) => expected(value),
+          check: (value, window) => [
+            ...this.#newTabId(value.tab_id, String(type), window),
+            ...this.#newSlideIds(value.slide_ids, deck.length, window),
+            ...same(expected(value), withoutDiffer(value, false)),
+          ],
           apply: (value) => {
             const id = String(value.tab_id);
-            this.#addTab({ id, type: String(type), label: String(expected(id).label), slide_count: deck.length }, this.strip.length);
-            if (type === "slides") this.slides.set(id, deck);
+            this.#addTab({ id, type: String(type), label: String(expected(value).label), slide_count: deck.length }, this.strip.length);
+            if (type === "slides") this.slides.set(id, this.#identify(deck, value.slide_ids));
             this.#bump();
           },
         };
@@ -473,20 +484,21 @@ export class NoteModel {
       failures,
       success: () => {
         const t = tab as Tab;
-        const expected = {
+        const expected = (value: Row): Row => ({
           note_id: this.noteId,
           tab_id: t.id,
           slides_added: added.length,
+          slide_ids: value.slide_ids,
           slide_count: t.slide_count + added.length,
           version: this.version + 1,
           replayed: false,
-        };
+        });
         return {
           writes: true,
-          result: () => expected,
-          check: (value) => same(expected, withoutDiffer(value, false)),
-          apply: () => {
-            this.slides.set(t.id, [...this.#deck(t.id), ...added]);
+          result: (value) => expected(value),
+          check: (value, window) => [...this.#newSlideIds(value.slide_ids, added.length, window), ...same(expected(value), withoutDiffer(value, false))],
+          apply: (value) => {
+            this.slides.set(t.id, [...this.#deck(t.id), ...this.#identify(added, value.slide_ids)]);
             t.slide_count += added.length;
             this.#bump();
           },
@@ -693,8 +705,10 @@ export class NoteModel {
             return {
               tab: () => summary({ ...t, slide_count: deck.length }, this.strip.indexOf(t)),
               apply: () => {
+                // New slides with new IDs, which the answer does not name: learnSlideIds takes them from the tables.
                 this.slides.set(t.id, deck);
                 t.slide_count = deck.length;
+                (this.meta as Meta).next_slide_n += deck.length;
               },
             };
           },
@@ -739,6 +753,50 @@ export class NoteModel {
     const ms = parseInt(match[3] as string, 36);
     if (ms < from || ms > to) problems.push(`tab_id: ${id} has time ${ms}, outside the call's ${from}..${to}`);
     if (this.seenTabIds.includes(id as string)) problems.push(`tab_id: ${id} was handed out before`);
+    return problems;
+  }
+
+  /** Checks new slides' IDs: `slide-{n}-{base36 ms}`, n from the counter in order, never an ID seen before. */
+  #newSlideIds(ids: unknown, count: number, [from, to]: TimeWindow): string[] {
+    if (!Array.isArray(ids) || ids.length !== count) return [`slide_ids: ${show(ids)} is not a list of ${count} IDs`];
+    const problems: string[] = [];
+    const next = (this.meta as Meta).next_slide_n;
+    ids.forEach((id: unknown, i) => {
+      const match = typeof id === "string" ? /^slide-(\d+)-([0-9a-z]+)$/.exec(id) : null;
+      if (match === null) return void problems.push(`slide_ids[${i}]: ${show(id)} is not slide-{n}-{base36 ms}`);
+      if (Number(match[1]) !== next + i) problems.push(`slide_ids[${i}]: ${show(id)} has n = ${match[1]}, the counter says ${next + i}`);
+      const ms = parseInt(match[2] as string, 36);
+      if (ms < from || ms > to) problems.push(`slide_ids[${i}]: ${show(id)} has time ${ms}, outside the call's ${from}..${to}`);
+      if (this.seenSlideIds.has(id as string)) problems.push(`slide_ids[${i}]: ${show(id)} was handed out before`);
+    });
+    return problems;
+  }
+
+  /** New slides with the IDs the answer gave them (checked by #newSlideIds), the counter moved past them. */
+  #identify(deck: readonly Slide[], ids: unknown): Slide[] {
+    const given = ids as string[];
+    given.forEach((id) => this.seenSlideIds.add(id));
+    (this.meta as Meta).next_slide_n += deck.length;
+    return deck.map((s, i) => ({ ...s, id: given[i] as string }));
+  }
+
+  /**
+   * The IDs of a deck the person replaced, learned from the stored rows (the
+   * answer names none): each must be well formed and never handed out before.
+   * Once learned, an ID is the model's to predict, like any other column.
+   */
+  learnSlideIds(rows: readonly Row[]): string[] {
+    const problems: string[] = [];
+    for (const [tabId, deck] of this.slides) {
+      deck.forEach((slide, idx) => {
+        if (slide.id !== "") return;
+        const id = rows.find((r) => r.tab_id === tabId && r.idx === idx)?.id;
+        if (typeof id !== "string" || !/^slide-\d+-[0-9a-z]+$/.test(id)) return void problems.push(`slide ${tabId}#${idx}: ID ${show(id)} is not slide-{n}-{base36 ms}`);
+        if (this.seenSlideIds.has(id)) problems.push(`slide ${tabId}#${idx}: ID ${id} was handed out before`);
+        this.seenSlideIds.add(id);
+        slide.id = id;
+      });
+    }
     return problems;
   }
 
@@ -887,7 +945,7 @@ function slides(value: unknown, min: number, max: number): boolean {
 
 function toSlide(slide: unknown): Slide {
   const s = slide as Row;
-  return { title: String(s.title).trim(), body: typeof s.body === "string" ? s.body : "", notes: typeof s.notes === "string" ? s.notes : "" };
+  return { id: "", title: String(s.title).trim(), body: typeof s.body === "string" ? s.body : "", notes: typeof s.notes === "string" ? s.notes : "" };
 }
 
 /** A keyed call's own arguments: what a resend with other arguments changes. */

@@ -7,10 +7,10 @@ import { canonical, FINGERPRINT, FIXED, show, TIME, type Row, type Tables } from
 
 /** The tables the model predicts row by row: their columns and primary keys. */
 const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
-  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at", "deleted"], key: ["id"] },
+  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at", "deleted", "next_slide_n"], key: ["id"] },
   members: { columns: ["user", "role"], key: ["user"] },
   tabs: { columns: ["id", "type", "label", "position", "slide_count"], key: ["id"] },
-  slides: { columns: ["tab_id", "idx", "title", "body", "notes"], key: ["tab_id", "idx"] },
+  slides: { columns: ["tab_id", "idx", "title", "body", "notes", "id"], key: ["tab_id", "idx"] },
   markdown: { columns: ["id", "text"], key: ["id"] },
   idempotency: { columns: ["key", "tool", "result", "created_at", "fingerprint"], key: ["key"] },
   sources: { columns: ["seq", "title", "url", "normalized_url", "description", "added_at"], key: ["seq"] },
@@ -105,7 +105,7 @@ export function differences(expected: Tables, actual: Tables): string[] {
   return out;
 }
 
-/** What every state of a Note keeps, whatever happened before: strip positions, slide numbering, tab IDs, counters. */
+/** What every state of a Note keeps, whatever happened before: strip positions, slide numbering, tab and slide IDs, counters. */
 export function invariants(rows: Tables): string[] {
   const problems: string[] = [];
   const tabs = rows.tabs ?? [];
@@ -123,6 +123,15 @@ export function invariants(rows: Tables): string[] {
     if (deck.length !== Number(tab.slide_count) || deck.some((idx, i) => idx !== i)) {
       problems.push(`tab ${id} has slide_count ${show(tab.slide_count)} and slides numbered ${show(deck)}`);
     }
+  }
+  const slideIds = new Set<string>();
+  for (const slide of rows.slides ?? []) {
+    const id = String(slide.id);
+    const match = /^slide-(\d+)-[0-9a-z]+$/.exec(id);
+    if (match === null) problems.push(`slide ID ${show(slide.id)} is not slide-{n}-{base36 ms}`);
+    else if (meta !== undefined && Number(match[1]) >= Number(meta.next_slide_n)) problems.push(`slide ID ${id} has n ≥ next_slide_n ${show(meta.next_slide_n)}`);
+    if (slideIds.has(id)) problems.push(`slide ID ${id} is held by two slides`);
+    slideIds.add(id);
   }
   const orphans = (rows.slides ?? []).filter((s) => !tabs.some((t) => t.id === s.tab_id && t.type === "slides"));
   if (orphans.length > 0) problems.push(`${orphans.length} slides of no slides tab, e.g. ${show(orphans[0])}`);

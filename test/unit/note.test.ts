@@ -166,6 +166,22 @@ describe("tab IDs", () => {
     expect(tabN(b.tab_id)).toBeGreaterThan(tabN(a.tab_id));
   });
 
+  it("slide IDs are slide-{n}-{base36 ms}, never reused across replaced decks and deleted tabs, even in the same millisecond", () => {
+    const f = new Fixture();
+    f.clock = START;
+    const deck = f.createTab({ slides: [{ title: "One" }, { title: "Two" }] });
+    expect(deck.slide_ids).toEqual([`slide-1-${START.toString(36)}`, `slide-2-${START.toString(36)}`]);
+    value(f.run(APP, "set_slides", { tab_id: deck.tab_id, slides: [{ title: "One" }, { title: "Two" }] }));
+    const replaced = value(f.run(AGENT, "read_tab", { tab_id: deck.tab_id }));
+    const kept = "slides" in replaced ? replaced.slides.map((s) => s.id) : [];
+    value(f.run(APP, "delete_tab", { tab_id: deck.tab_id }));
+    const later = f.createTab({ slides: [{ title: "One" }] });
+    const added = value(f.slideAdd(later.tab_id));
+    const all = [...deck.slide_ids, ...kept, ...later.slide_ids, ...added.slide_ids];
+    expect(all.map((id) => Number(id.split("-")[1]))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(all).size).toBe(6);
+  });
+
   it("an ID is never reused, even after its tab is deleted", () => {
     const f = new Fixture();
     const first = f.createTab({ label: "Q3 deck" });
@@ -984,14 +1000,15 @@ describe("edit_tab", () => {
   it("slides land at the end of the deck, in order, with the fields given", () => {
     const f = new Fixture();
     const deck = f.createTab({ slides: [{ title: "One" }] });
-    value(f.run(AGENT, "edit_tab", { expected_version: f.version(), idempotency_key: "k1", tab_id: deck.tab_id, operation: "slides_add_outline", slides: [{ title: "Two", body: "b" }, { title: "Three", notes: "n" }] }));
-    value(f.run(AGENT, "edit_tab", { expected_version: f.version(), idempotency_key: "k2", tab_id: deck.tab_id, operation: "slide_add", title: "Four" }));
+    const outline = value(f.run(AGENT, "edit_tab", { expected_version: f.version(), idempotency_key: "k1", tab_id: deck.tab_id, operation: "slides_add_outline", slides: [{ title: "Two", body: "b" }, { title: "Three", notes: "n" }] }));
+    const single = value(f.run(AGENT, "edit_tab", { expected_version: f.version(), idempotency_key: "k2", tab_id: deck.tab_id, operation: "slide_add", title: "Four" }));
+    const ids = [...deck.slide_ids, ...outline.slide_ids, ...single.slide_ids];
     const content = value(f.run(AGENT, "read_tab", { tab_id: deck.tab_id }));
     expect("slides" in content ? content.slides : null).toEqual([
-      { index: 0, title: "One", body: "", notes: "" },
-      { index: 1, title: "Two", body: "b", notes: "" },
-      { index: 2, title: "Three", body: "", notes: "n" },
-      { index: 3, title: "Four", body: "", notes: "" },
+      { id: ids[0], index: 0, title: "One", body: "", notes: "" },
+      { id: ids[1], index: 1, title: "Two", body: "b", notes: "" },
+      { id: ids[2], index: 2, title: "Three", body: "", notes: "n" },
+      { id: ids[3], index: 3, title: "Four", body: "", notes: "" },
     ]);
   });
 });

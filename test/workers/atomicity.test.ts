@@ -103,10 +103,10 @@ function stores(): [string, (test: (store: NoteStore, dumpNow: () => string) => 
 
 /** Writes to every kind of state a Note keeps: the meta row, a tab, its slides, a key record, a source, a file, the outbox. */
 function writeEverything(store: NoteStore): void {
-  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0, deleted: false };
-  store.writeMeta({ ...meta, version: meta.version + 1, next_tab_n: meta.next_tab_n + 1 });
+  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0, deleted: false };
+  store.writeMeta({ ...meta, version: meta.version + 1, next_tab_n: meta.next_tab_n + 1, next_slide_n: meta.next_slide_n + 1 });
   store.insertTab({ id: "slides-99-x", type: "slides", label: "L", position: 3, slide_count: 1 });
-  store.appendSlides("slides-99-x", 0, [{ title: "s", body: "", notes: "" }]);
+  store.appendSlides("slides-99-x", 0, [{ id: "slide-99-x", title: "s", body: "", notes: "" }]);
   store.recordIdempotency({ key: "k", tool: "create_tab", fingerprint: "f", result: { tab_id: "slides-99-x" }, created_at: 1 });
   store.insertSource({ title: "S", url: "https://example.org/", normalized_url: "https://example.org", description: "", added_at: 1 });
   store.insertFile({ name: "a.pdf", media_type: "application/pdf", size_bytes: 1, added_at: 1 });

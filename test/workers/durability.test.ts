@@ -46,10 +46,12 @@ describe("durability", () => {
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const counted = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
-      // The database as schema 1 left it: no tab_count, no fingerprint, no deleted, migrations 2 to 5 not applied.
+      // The database as schema 1 left it: no tab_count, no fingerprint, no deleted, no slide IDs, migrations 2 to 6 not applied.
       state.storage.transactionSync(() => {
         sql.run("ALTER TABLE meta DROP COLUMN tab_count");
         sql.run("ALTER TABLE meta DROP COLUMN deleted");
+        sql.run("ALTER TABLE meta DROP COLUMN next_slide_n");
+        sql.run("ALTER TABLE slides DROP COLUMN id");
         sql.run("ALTER TABLE idempotency DROP COLUMN fingerprint");
         sql.run("DELETE FROM schema_migrations WHERE version >= 2");
       });
@@ -121,6 +123,38 @@ describe("durability", () => {
     const withoutMigrations = (dump: string) => JSON.stringify({ ...JSON.parse(dump), schema_migrations: null });
     expect(withoutMigrations(untouched.after)).toBe(withoutMigrations(untouched.before));
     expect(untouched.meta?.version).toBe(first.version);
+  });
+
+  it("migration 6 gives the slides of a Note written before it IDs in strip and deck order, and new slides never reuse them", async () => {
+    const { noteId, version } = await newNote();
+    const first = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1" }, { title: "A2" }] });
+    const second = await ok("create_note_tab", { note_id: noteId, expected_version: first.version, idempotency_key: "b", tab_type: "slides", slides: [{ title: "B1" }] });
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const upgraded = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      // The database as schema 5 left it: slides without IDs, no slide counter; the second tab moved before the first.
+      state.storage.transactionSync(() => {
+        sql.run("ALTER TABLE meta DROP COLUMN next_slide_n");
+        sql.run("ALTER TABLE slides DROP COLUMN id");
+        sql.run("UPDATE tabs SET position = 7 - position WHERE position IN (3, 4)");
+        sql.run("DELETE FROM schema_migrations WHERE version = 6");
+      });
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      return {
+        slides: sql.all<{ title: string; id: string }>("SELECT slides.title, slides.id FROM slides JOIN tabs ON tabs.id = slides.tab_id ORDER BY tabs.position, slides.idx"),
+        next: sql.first<{ n: number }>("SELECT next_slide_n AS n FROM meta")?.n,
+      };
+    });
+    expect(upgraded.slides.map((s) => s.title)).toEqual(["B1", "A1", "A2"]);
+    expect(upgraded.slides.map((s) => s.id.replace(/-[0-9a-z]+$/, ""))).toEqual(["slide-1", "slide-2", "slide-3"]);
+    expect(upgraded.slides.every((s) => /^slide-\d+-[0-9a-z]+$/.test(s.id))).toBe(true);
+    expect(upgraded.next).toBe(4);
+    await abortAllDurableObjects();
+    const read = await ok("read_note_tab", { note_id: noteId, tab_id: first.tab_id });
+    expect(read.slides.map((s: { id: string }) => s.id)).toEqual(upgraded.slides.slice(1).map((s) => s.id));
+    const added = await ok("edit_note_tab", { note_id: noteId, expected_version: second.version, idempotency_key: "c", tab_id: second.tab_id, operation: "slide_add", title: "B2" });
+    expect(added.slide_ids).toHaveLength(1);
+    expect(added.slide_ids[0]).toMatch(/^slide-4-[0-9a-z]+$/);
   });
 
   it("directory migration 2 folds the titles of entries written before it, and a title filter finds them", async () => {

@@ -72,7 +72,8 @@ describe("slides in storage", () => {
     const slides = Array.from({ length: 47 }, (_, i) => ({ title: `Slide ${i}`, body: `b${i}`, notes: `n${i}` }));
     expect((await api("PUT", `/notes/${noteId}/tabs/${added.body.tab.id}/slides`, { slides })).status).toBe(200);
     const read = await ok("read_note_tab", { note_id: noteId, tab_id: added.body.tab.id });
-    expect(read.slides).toEqual(slides.map((slide, index) => ({ index, ...slide })));
+    expect(read.slides).toEqual(slides.map((slide, index) => ({ id: expect.stringMatching(/^slide-\d+-[0-9a-z]+$/), index, ...slide })));
+    expect(new Set(read.slides.map((s: { id: string }) => s.id)).size).toBe(47);
     expect(read.tab.slide_count).toBe(47);
   });
 });
