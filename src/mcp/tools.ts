@@ -55,7 +55,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "read_note_tab",
     title: "Read a tab",
     description:
-      "Reads one tab's content by its exact id: the slides of a slides tab, a page at a time, or the whole text of the markdown tab. " +
+      "Reads one tab's content by its exact id: the slides of a slides tab, a page at a time, each with its id and index, or the whole text of the markdown tab. " +
+      "A slide's id never changes and is never reused; keep it to name that exact slide later. " +
       `A deck answers up to ${LIMITS.slidesPageSize} slides (limit) with next_cursor; pass it back as cursor for the next page, until next_cursor is null.`,
     scopes: READ,
     readOnly: true,
@@ -66,6 +67,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Create a tab",
     description:
       `Adds a Slides or Sheet tab at the end of the strip and returns its exact tab_id: keep it for every later edit. ` +
+      `Returns slide_ids, the new slides' exact IDs in deck order: keep them too, to name a slide in a later edit. ` +
       `Put a whole deck (up to ${LIMITS.slidesPerCall} slides) in \`slides\` in this one call; a longer deck continues with edit_note_tab slides_add_outline. ${WRITE_RULES}`,
     scopes: WRITE,
     readOnly: false,
@@ -77,7 +79,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description:
       `Appends slides to the slides tab with this exact tab_id (never a type or a label). ` +
       `slides_add_outline appends 1 to ${LIMITS.slidesPerCall} slides at once; use slide_add only for a single slide discovered later. ` +
-      `Slides are always appended; a position cannot be chosen. ${WRITE_RULES}`,
+      `Slides are always appended; a position cannot be chosen. Returns slide_ids, the appended slides' exact IDs in order: keep them. ${WRITE_RULES}`,
     scopes: WRITE,
     readOnly: false,
     command: "edit_tab",
