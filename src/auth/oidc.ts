@@ -12,7 +12,7 @@
  */
 import type { AuthRequest, OAuthHelpers, ResumedUpstream } from "@cloudflare/workers-oauth-provider";
 import type { OidcSettings } from "../settings.js";
-import { base64url } from "./base64url.js";
+import { base64url, sha256 } from "./base64url.js";
 import { checkEmailDomain, verifyIdToken } from "./id-token.js";
 import { discover, PROVIDER_TIMEOUT_MS, type ProviderMetadata } from "./oidc-discovery.js";
 import { boundedJson } from "./provider-answer.js";
@@ -128,7 +128,7 @@ function randomToken(): string {
 }
 
 async function challenge(verifier: string): Promise<string> {
-  return base64url(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))));
+  return base64url(await sha256(verifier));
 }
 
 function formEncode(text: string): string {

@@ -15,6 +15,8 @@ export const SCOPES = {
 export interface Principal {
   user: string;
   scopes: readonly string[];
+  /** The OAuth client the token was issued to. */
+  client?: string | undefined;
 }
 
 /** Scopes a scope implies: write includes read (MCP asks servers to honour such hierarchies). */

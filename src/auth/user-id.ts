@@ -19,7 +19,7 @@
  * await oidcUserId("https://accounts.example.com", "248289761001") // "3c1bfa27/248289761001" (tag illustrative)
  */
 import { LIMITS } from "../note/limits.js";
-import { base64url } from "./base64url.js";
+import { base64url, sha256 } from "./base64url.js";
 
 export async function oidcUserId(issuer: string, sub: string): Promise<string> {
   const tag = hex(await sha256(issuer)).slice(0, TAG_LENGTH);
@@ -37,10 +37,6 @@ function escapeSub(sub: string): string {
     out += /[A-Za-z0-9._-]/.test(char) ? char : `~${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
-}
-
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
 
 function hex(bytes: Uint8Array): string {

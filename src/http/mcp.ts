@@ -7,7 +7,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Hono } from "hono";
-import type { ResourceContext } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import { createMcpServer, type CallHooks } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
@@ -45,7 +44,7 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
 
   // Tool calls count per user and client, writes and reads apart; a refused call answers with a tool error.
   const principal = c.get("principal");
-  const key = callerKey(principal.user, (c.executionCtx as ResourceContext).auth.clientId);
+  const key = callerKey(principal.user, principal.client);
   const limits = { write: limiterOf(c.env, "TOOL_WRITE_LIMIT"), read: limiterOf(c.env, "TOOL_READ_LIMIT") };
   let retryAfter: number | null = null;
   const hooks: CallHooks = {

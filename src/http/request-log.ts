@@ -17,6 +17,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { clip } from "../note/unicode.js";
+import type { ToolCallFacts } from "../mcp/server.js";
 
 /** What a route knows about the request beyond its method, path and status. */
 export interface RequestFacts {
@@ -26,14 +27,6 @@ export interface RequestFacts {
   client?: string;
 }
 
-/** One tool call of an MCP request. */
-export interface ToolCallFacts {
-  tool: string;
-  /** The Note the call names, when its `note_id` is a valid Note ID (even if other arguments are not). */
-  note_id?: string;
-  /** `ok`, the error code of the tool's error result, or `rate_limited`. */
-  outcome: string;
-}
 
 /** The line as written. */
 export interface RequestLine {

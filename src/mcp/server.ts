@@ -51,8 +51,17 @@ export interface NoteGateway {
 export interface CallHooks {
   /** Null to run the call; else the seconds to wait. Asked before the arguments are read and anything is touched. */
   admit(tool: ToolDefinition): Promise<number | null>;
-  /** The call's tool, the Note it names (when valid) and its outcome: `ok` or the error's code. */
-  called(call: { tool: string; note_id?: string; outcome: string }): void;
+  /** The call's tool, the Note it names (when valid) and its outcome. */
+  called(call: ToolCallFacts): void;
+}
+
+/** One tool call, as the request's log line tells it. */
+export interface ToolCallFacts {
+  tool: string;
+  /** The Note the call names, when its `note_id` is a valid Note ID (even if other arguments are not). */
+  note_id?: string;
+  /** `ok`, the error code of the tool's error result, `rate_limited`, `unknown_tool` or `internal_error`. */
+  outcome: string;
 }
 
 const NO_HOOKS: CallHooks = { admit: async () => null, called: () => undefined };
@@ -157,6 +166,13 @@ function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
   return { ...request, params };
 }
 
+/** Runs a tool's operation on the Note its arguments name, as the user's connector. */
+function onNote(gateway: NoteGateway, principal: Principal, command: CommandName, args: unknown): Promise<Result<unknown>> {
+  const { note_id, ...input } = args as { note_id: string } & Record<string, unknown>;
+  const caller: Caller = { user: principal.user, channel: "connector" };
+  return gateway.execute(note_id, caller, command, input as never);
+}
+
 /** A JSON-RPC error the SDK sends as is (an McpError would prefix its message with "MCP error -32602: "). */
 class InvalidParams extends Error {
   readonly code = ErrorCode.InvalidParams;
@@ -181,14 +197,7 @@ async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallH
     return errorResult(parsed.error);
   }
   try {
-    if (tool.command === null) {
-      const page = await gateway.listNotes(principal.user, parsed.value as NoteQuery);
-      told(page.ok ? "ok" : (page.error as NoteError).code);
-      return page.ok ? successResult(page.value) : errorResult(page.error as NoteError);
-    }
-    const { note_id, ...input } = parsed.value as { note_id: string } & Record<string, unknown>;
-    const caller: Caller = { user: principal.user, channel: "connector" };
-    const result = await gateway.execute(note_id, caller, tool.command, input as never);
+    const result = tool.command === null ? await gateway.listNotes(principal.user, parsed.value as NoteQuery) : await onNote(gateway, principal, tool.command, parsed.value);
     told(result.ok ? "ok" : (result.error as NoteError).code);
     return result.ok ? successResult(result.value) : errorResult(result.error as NoteError);
   } catch (error) {
