@@ -117,9 +117,22 @@ describe("DELETE /api/v1/notes/:id", () => {
   });
 });
 
+describe("a deletion refused", () => {
+  it("a stale or misspelt version in the query deletes nothing", async () => {
+    const { noteId, version } = await fullNote();
+    const before = await dump(noteId);
+    const stale = await api("DELETE", `/notes/${noteId}?expected_version=${version - 1}`);
+    expect({ status: stale.status, code: stale.body.error.code }).toEqual({ status: 409, code: "version_conflict" });
+    const misspelt = await api("DELETE", `/notes/${noteId}?expected_versoin=${version}`);
+    expect({ status: misspelt.status, issues: misspelt.body.error.issues }).toEqual({ status: 400, issues: [{ path: "expected_versoin", problem: "unexpected field" }] });
+    expect(await dump(noteId)).toBe(before);
+    expect(await listed(noteId, "bob")).toEqual({ person: true, agent: true });
+  });
+});
+
 describe("a deletion whose directory deliveries are still owed", () => {
   it("stays a tombstone (note_not_found, the ID not yet free) until the alarm delivers the removals and erases the Note", async () => {
-    const { noteId } = await fullNote();
+    const { noteId, keyed } = await fullNote();
     // The deletion committed, its removals queued and not yet delivered: as when a directory could not be reached.
     const tombstone = await runInDurableObject(stubOf(noteId), (_instance, state) => {
       const store = new SqliteNoteStore(new Sql(state.storage.sql), state.storage);
@@ -127,8 +140,13 @@ describe("a deletion whose directory deliveries are still owed", () => {
       return { ok: result.ok, owed: store.owedDirectoryEntries().map((o) => [o.user, o.entry.removed]) };
     });
     expect(tombstone).toEqual({ ok: true, owed: [["alice", true], ["bob", true]] });
+    const before = await dump(noteId);
 
     expect(await failure("list_note_tabs", { note_id: noteId })).toMatchObject({ code: "note_not_found" });
+    // The tombstone still holds the key records: a resent key is refused by access, before the key is looked up.
+    expect(await failure("create_note_tab", keyed)).toMatchObject({ code: "note_not_found" });
+    expect((await api("PATCH", `/notes/${noteId}`, { title: "Renamed late" })).status).toBe(404);
+    expect((await api("DELETE", `/notes/${noteId}`)).status).toBe(404);
     const create = await api("POST", "/notes", { note_id: noteId, title: "Too soon" });
     expect({ status: create.status, code: create.body.error.code, message: create.body.error.message }).toEqual({
       status: 409,
@@ -136,6 +154,8 @@ describe("a deletion whose directory deliveries are still owed", () => {
       message: expect.stringContaining("being deleted"),
     });
     expect(await listed(noteId, "bob")).toEqual({ person: true, agent: true });
+    // Every refused call left the tombstone's tables as they were.
+    expect(await dump(noteId)).toBe(before);
 
     await runInDurableObject(stubOf(noteId), (instance) => instance.alarm());
     expect(await dump(noteId)).toBe("{}");
