@@ -125,7 +125,7 @@ function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag
         expectOk(yield* person({ op: "save_markdown", note_id: noteId, text: `Saved by the person, save ${figures.person_saves}` }), "save_markdown");
       }
       const before = meter.bytes;
-      let answer: Answer<{ version: number; slide_count: number; tab_id: string }>;
+      let answer: Answer<{ version: number; tab_id: string; slide_count?: number }>;
       if (w === 0) {
         const args: ToolArgs<"create_note_tab"> = { note_id: noteId, expected_version: version, idempotency_key: key, tab_type: "slides", label: "Launch plan" };
         if (strategy === "outline") args.slides = DECK.map((s) => ({ ...s }));
@@ -150,7 +150,7 @@ function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag
       if (answer.ok) {
         version = answer.value.version;
         tabId = answer.value.tab_id;
-        figures.slides = answer.value.slide_count;
+        figures.slides = answer.value.slide_count ?? 0;
         break;
       }
       if (answer.error.code !== "version_conflict") throw new Error(`write ${w}: unexpected ${answer.error.code}: ${answer.error.message}`);

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
 import { noteId as noteIdSchema } from "../mcp/schemas.js";
 import { parseArguments } from "../mcp/server.js";
-import type { Caller, CommandName, Input } from "../note/commands.js";
+import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { LIMITS } from "../note/limits.js";
 import { clip } from "../note/unicode.js";
@@ -41,6 +41,9 @@ const slide = z.strictObject({
   notes: z.string().max(LIMITS.slideNotesLength).optional(),
 });
 
+const itemId = z.string().min(1).max(LIMITS.itemIdLength);
+const cell = z.union([z.string().max(LIMITS.cellLength), z.number()]);
+
 const bodies = {
   create: z.strictObject({
     note_id: noteIdSchema.optional(),
@@ -62,6 +65,17 @@ const bodies = {
     .refine((d) => (d.label === undefined) !== (d.position === undefined), "give exactly one of label (rename) or position (move)"),
   deleteTab: z.strictObject({ expected_version }),
   slides: z.strictObject({ slides: z.array(slide).max(LIMITS.slidesPerTab), expected_version }),
+  addSlides: z.strictObject({ slides: z.array(slide).min(1).max(LIMITS.slidesPerCall), expected_version }),
+  // A slide's or a row's PATCH changes its content or moves it (after_id: the one it follows, null for first), not both.
+  patchSlide: z
+    .strictObject({ title: slide.shape.title.optional(), body: slide.shape.body, notes: slide.shape.notes, after_id: itemId.nullable().optional(), expected_version })
+    .refine((d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined), "give title, body or notes (to change the slide) or after_id (to move it), not both"),
+  itemChange: z.strictObject({ expected_version }),
+  columns: z.strictObject({ columns: z.array(z.string().min(1).max(LIMITS.columnNameLength)).min(1).max(LIMITS.columnsPerSheet), expected_version }),
+  rows: z.strictObject({ rows: z.array(z.record(z.string(), cell)).min(1).max(LIMITS.rowsPerCall), expected_version }),
+  patchRow: z
+    .strictObject({ cells: z.record(z.string(), cell.nullable()).optional(), after_id: itemId.nullable().optional(), expected_version })
+    .refine((d) => (d.after_id === undefined) !== (d.cells === undefined), "give cells (to change the row) or after_id (to move it), not both"),
   markdown: z.strictObject({ text: z.string().max(LIMITS.markdownLength), expected_version }),
   // File metadata only: content and links are refused as unexpected fields.
   file: z.strictObject({
@@ -82,6 +96,10 @@ const queries = {
     cursor: z.string().min(1).max(LIMITS.notesCursorLength).optional(),
     title_contains: z.string().min(1).max(LIMITS.noteTitleLength).optional(),
   }),
+  tab: z.strictObject({
+    limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.rowsPageSize)).optional(),
+    cursor: z.string().min(1).max(64).optional(),
+  }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -94,6 +112,8 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   invalid_url: 400,
   note_not_found: 404,
   tab_not_found: 404,
+  slide_not_found: 404,
+  row_not_found: 404,
   note_not_approved: 403,
   note_exists: 409,
   version_conflict: 409,
@@ -233,6 +253,36 @@ api.delete("/notes/:id/tabs/:tab", async (c) =>
 api.put("/notes/:id/tabs/:tab/slides", async (c) =>
   run(c, c.req.param("id"), "set_slides", bodies.slides, await argumentsOf(c), (d) => ({ ...(d as Input<"set_slides">), tab_id: c.req.param("tab") })),
 );
+
+api.get("/notes/:id/tabs/:tab", (c) => run(c, c.req.param("id"), "read_tab", queries.tab, queryOf(c), (d) => ({ ...d, tab_id: c.req.param("tab") })));
+
+/**
+ * Runs one edit of a tab's content (src/note/tab-edit.ts), with the tab and
+ * the slide or row from the path; a PATCH picks its operation from the body
+ * (after_id moves, anything else changes the content).
+ */
+async function change(
+  c: Context<AppEnv>,
+  operation: TabEditName | ((body: unknown) => TabEditName),
+  schema: z.ZodType,
+  item?: "slide" | "row",
+  status: 200 | 201 = 200,
+): Promise<Response> {
+  const body = await argumentsOf(c);
+  const named = item === undefined ? {} : { [`${item}_id`]: c.req.param(item) as string };
+  const op = typeof operation === "function" ? operation(body) : operation;
+  return run(c, c.req.param("id") as string, "change_tab", schema, body, (d) => ({ ...d, ...named, tab_id: c.req.param("tab"), operation: op }) as Input<"change_tab">, status);
+}
+
+const moveOr = (move: TabEditName, update: TabEditName) => (body: unknown) => (typeof body === "object" && body !== null && "after_id" in body ? move : update);
+
+api.post("/notes/:id/tabs/:tab/slides", (c) => change(c, "slides_add_outline", bodies.addSlides, undefined, 201));
+api.patch("/notes/:id/tabs/:tab/slides/:slide", (c) => change(c, moveOr("slide_move", "slide_update"), bodies.patchSlide, "slide"));
+api.delete("/notes/:id/tabs/:tab/slides/:slide", (c) => change(c, "slide_delete", bodies.itemChange, "slide"));
+api.post("/notes/:id/tabs/:tab/columns", (c) => change(c, "columns_add", bodies.columns, undefined, 201));
+api.post("/notes/:id/tabs/:tab/rows", (c) => change(c, "rows_append", bodies.rows, undefined, 201));
+api.patch("/notes/:id/tabs/:tab/rows/:row", (c) => change(c, moveOr("row_move", "row_update"), bodies.patchRow, "row"));
+api.delete("/notes/:id/tabs/:tab/rows/:row", (c) => change(c, "row_delete", bodies.itemChange, "row"));
 
 api.put("/notes/:id/markdown", async (c) => run(c, c.req.param("id"), "set_markdown", bodies.markdown, await argumentsOf(c)));
 

@@ -5,7 +5,7 @@
  * numbers come from LIMITS, the same ones the Note enforces.
  */
 import { z } from "zod";
-import type { Output } from "../note/commands.js";
+import { AGENT_EDITS, type Output } from "../note/commands.js";
 import { LIMITS } from "../note/limits.js";
 import { loneSurrogateAt, notWellFormed } from "../note/unicode.js";
 
@@ -49,6 +49,19 @@ const outline = z.array(slide).min(1).max(LIMITS.slidesPerCall);
 
 const tabId = text().min(1).max(100);
 
+const itemId = (what: "slide" | "row", use: string) =>
+  text()
+    .min(1)
+    .max(LIMITS.itemIdLength)
+    .describe(`${use}: the ${what}'s exact ID, e.g. "${what}-12-mh8z1k2a", from read_note_tab or a write's ${what}_ids. Never an index or a title.`);
+
+const columnName = text().min(1).max(LIMITS.columnNameLength);
+const cell = z.union([text().max(LIMITS.cellLength), z.number()]);
+/** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
+const row = z.record(z.string().max(LIMITS.columnNameLength), cell);
+const newRows = z.array(row).min(1).max(LIMITS.rowsPerCall);
+const newColumns = z.array(columnName).min(1).max(LIMITS.columnsPerSheet);
+
 export const inputs = {
   list_notes: z.strictObject({
     title_contains: text()
@@ -63,7 +76,14 @@ export const inputs = {
   read_note_tab: z.strictObject({
     note_id: noteId,
     tab_id: tabId.describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
-    limit: z.int().min(1).max(LIMITS.slidesPageSize).optional().describe(`Slides per page of a slides tab, 1 to ${LIMITS.slidesPageSize} (default ${LIMITS.slidesPageSize}). Not for the markdown tab, which is read whole.`),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIMITS.rowsPageSize)
+      .optional()
+      .describe(
+        `Items per page: slides of a slides tab, 1 to ${LIMITS.slidesPageSize} (default ${LIMITS.slidesPageSize}); rows of a Sheet, 1 to ${LIMITS.rowsPageSize} (default ${LIMITS.rowsPageDefault}). Not for the markdown tab, which is read whole.`,
+      ),
     cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
   }),
   create_note_tab: z.strictObject({
@@ -72,20 +92,35 @@ export const inputs = {
     idempotency_key: idempotencyKey,
     tab_type: z.enum(["slides", "sheet"]).describe("The kind of tab to add. Markdown, Files and Sources tabs are fixed and cannot be created."),
     label: text().min(1).max(LIMITS.tabLabelLength).optional().describe("The tab's label; labels need not be unique."),
-    slides: outline.optional().describe(`The whole deck's outline, 1 to ${LIMITS.slidesPerCall} slides, in one call; omit it for an empty deck.`),
+    slides: outline.optional().describe(`slides: the whole deck's outline, 1 to ${LIMITS.slidesPerCall} slides, in one call; omit it for an empty deck.`),
+    columns: newColumns.optional().describe(`sheet: the column names in order, 1 to ${LIMITS.columnsPerSheet}, each unique.`),
+    rows: newRows
+      .optional()
+      .describe(`sheet: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers), e.g. {"Name": "Ada", "Age": 36}; needs columns.`),
   }),
   edit_note_tab: z.strictObject({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
-    tab_id: tabId.describe("The exact ID of a slides tab, from list_note_tabs or create_note_tab."),
+    tab_id: tabId.describe("The exact ID of a slides or Sheet tab, from list_note_tabs or create_note_tab."),
     operation: z
-      .enum(["slide_add", "slides_add_outline"])
-      .describe("slide_add appends one slide (title, body?, notes?); slides_add_outline appends the slides in `slides`."),
-    title: text().min(1).max(LIMITS.slideTitleLength).optional().describe("slide_add: the new slide's title (required)."),
-    body: text().max(LIMITS.slideBodyLength).optional().describe("slide_add: the new slide's text."),
-    notes: text().max(LIMITS.slideNotesLength).optional().describe("slide_add: speaker notes."),
+      .enum(AGENT_EDITS)
+      .describe(
+        "Slides tab: slide_add (title, body?, notes?) or slides_add_outline (slides) append; slide_update (slide_id; title?, body?, notes?: fields left out are kept) and slide_delete (slide_id) change one slide. " +
+          "Sheet: rows_append (rows), row_update (row_id, cells: only the cells given; null empties one), row_delete (row_id), columns_add (columns).",
+      ),
+    title: text().min(1).max(LIMITS.slideTitleLength).optional().describe("slide_add (required), slide_update: the slide's title."),
+    body: text().max(LIMITS.slideBodyLength).optional().describe("slide_add, slide_update: the slide's text."),
+    notes: text().max(LIMITS.slideNotesLength).optional().describe("slide_add, slide_update: speaker notes."),
     slides: outline.optional().describe(`slides_add_outline: 1 to ${LIMITS.slidesPerCall} slides to append.`),
+    slide_id: itemId("slide", "slide_update, slide_delete").optional(),
+    rows: newRows.optional().describe(`rows_append: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers).`),
+    row_id: itemId("row", "row_update, row_delete").optional(),
+    cells: z
+      .record(z.string().max(LIMITS.columnNameLength), z.union([cell, z.null()]))
+      .optional()
+      .describe("row_update: the cells to set, by column name; cells left out are kept, null empties one."),
+    columns: newColumns.optional().describe(`columns_add: column names to append, each new to the Sheet (at most ${LIMITS.columnsPerSheet} in all).`),
   }),
   add_note_source: z.strictObject({
     note_id: noteId,
@@ -112,7 +147,11 @@ const tabSummary = z.object({
   label: z.string(),
   position: z.int(),
   slide_count: z.int().optional(),
+  row_count: z.int().optional(),
+  column_count: z.int().optional(),
 });
+
+const cells = z.record(z.string(), z.union([z.string(), z.number()]));
 
 const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
 
@@ -127,6 +166,8 @@ export const outputs = {
     version: z.int(),
     tab: tabSummary,
     slides: z.array(z.object({ id: z.string(), index: z.int(), title: z.string(), body: z.string(), notes: z.string() })).optional(),
+    columns: z.array(z.string()).optional(),
+    rows: z.array(z.object({ id: z.string(), index: z.int(), cells })).optional(),
     next_cursor: z.string().nullable().optional(),
     text: z.string().optional(),
   }),
@@ -136,10 +177,23 @@ export const outputs = {
     tab_type: z.enum(["slides", "sheet"]),
     label: z.string(),
     position: z.int(),
-    slide_count: z.int(),
-    slide_ids: z.array(z.string()),
+    slide_count: z.int().optional(),
+    slide_ids: z.array(z.string()).optional(),
+    columns: z.array(z.string()).optional(),
+    row_count: z.int().optional(),
+    row_ids: z.array(z.string()).optional(),
   }),
-  edit_note_tab: z.object({ ...writeResult, tab_id: z.string(), slides_added: z.int(), slide_ids: z.array(z.string()), slide_count: z.int() }),
+  edit_note_tab: z.object({
+    ...writeResult,
+    tab_id: z.string(),
+    operation: z.enum(AGENT_EDITS),
+    slides_added: z.int().optional(),
+    slide_ids: z.array(z.string()).optional(),
+    slide_count: z.int().optional(),
+    row_ids: z.array(z.string()).optional(),
+    row_count: z.int().optional(),
+    columns: z.array(z.string()).optional(),
+  }),
   add_note_source: z.object({
     ...writeResult,
     source_id: z.string(),

@@ -55,9 +55,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "read_note_tab",
     title: "Read a tab",
     description:
-      "Reads one tab's content by its exact id: the slides of a slides tab, a page at a time, each with its id and index, or the whole text of the markdown tab. " +
-      "A slide's id never changes and is never reused; keep it to name that exact slide later. " +
-      `A deck answers up to ${LIMITS.slidesPageSize} slides (limit) with next_cursor; pass it back as cursor for the next page, until next_cursor is null.`,
+      "Reads one tab's content by its exact id: a page of a slides tab's slides (each with its id, index, title, body and notes), " +
+      "a page of a Sheet's rows (its columns, then each row's id, index and cells by column name), or the whole text of the markdown tab. " +
+      "A slide's or row's id never changes and is never reused: keep it to name that exact slide or row in edit_note_tab. " +
+      `A page holds up to ${LIMITS.slidesPageSize} slides or ${LIMITS.rowsPageSize} rows (limit; rows default to ${LIMITS.rowsPageDefault}) and next_cursor; ` +
+      "pass it back as cursor for the next page, until next_cursor is null.",
     scopes: READ,
     readOnly: true,
     command: "read_tab",
@@ -67,19 +69,23 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Create a tab",
     description:
       `Adds a Slides or Sheet tab at the end of the strip and returns its exact tab_id: keep it for every later edit. ` +
-      `Returns slide_ids, the new slides' exact IDs in deck order: keep them too, to name a slide in a later edit. ` +
-      `Put a whole deck (up to ${LIMITS.slidesPerCall} slides) in \`slides\` in this one call; a longer deck continues with edit_note_tab slides_add_outline. ${WRITE_RULES}`,
+      `A deck: put its whole outline (up to ${LIMITS.slidesPerCall} slides) in \`slides\` in this one call; you get slide_ids, the slides' exact IDs in order. ` +
+      `A Sheet: name its columns (up to ${LIMITS.columnsPerSheet}) in \`columns\` and give up to ${LIMITS.rowsPerCall} \`rows\`, each an object of cells by column name; you get row_ids. ` +
+      `Keep those IDs to correct a slide or row later. ${WRITE_RULES}`,
     scopes: WRITE,
     readOnly: false,
     command: "create_tab",
   },
   {
     name: "edit_note_tab",
-    title: "Add slides to a tab",
+    title: "Edit a tab's slides or rows",
     description:
-      `Appends slides to the slides tab with this exact tab_id (never a type or a label). ` +
-      `slides_add_outline appends 1 to ${LIMITS.slidesPerCall} slides at once; use slide_add only for a single slide discovered later. ` +
-      `Slides are always appended; a position cannot be chosen. Returns slide_ids, the appended slides' exact IDs in order: keep them. ${WRITE_RULES}`,
+      `Edits the slides or Sheet tab with this exact tab_id (never a type or a label). ` +
+      `To correct a slide, use slide_update with its exact slide_id (only the fields you give change) or slide_delete; never add a second slide to fix one. ` +
+      `slides_add_outline appends 1 to ${LIMITS.slidesPerCall} slides at once; slide_add one. ` +
+      `On a Sheet: rows_append (up to ${LIMITS.rowsPerCall} rows), row_update (only the cells given; null empties one), row_delete, columns_add. ` +
+      `A slide or row is named by its exact id from read_note_tab or an earlier write's slide_ids/row_ids: an index or a title is refused (slide_not_found, row_not_found). ` +
+      `New slides and rows are appended; a position cannot be chosen. ${WRITE_RULES}`,
     scopes: WRITE,
     readOnly: false,
     command: "edit_tab",

@@ -4,6 +4,7 @@
  * (SPEC §7). One map types both ends of the Durable Object's RPC.
  */
 import type { AttachmentKind } from "./cursor.js";
+import type { Cells } from "./store.js";
 import type { AddableTabType, TabType } from "./tab-id.js";
 
 /** Who is calling, and through which door. */
@@ -29,7 +30,41 @@ export interface TabSummary {
   type: TabType;
   label: string;
   position: number;
+  /** A slides tab's slides. */
   slide_count?: number;
+  /** A Sheet's rows and columns. */
+  row_count?: number;
+  column_count?: number;
+}
+
+/** The edits of a tab's content an agent may make; each names its slide or row by exact ID. */
+export const AGENT_EDITS = ["slide_add", "slides_add_outline", "slide_update", "slide_delete", "rows_append", "row_update", "row_delete", "columns_add"] as const;
+/** The person's: the agent's, and moving a slide or a row, which stays the person's. */
+export const PERSON_EDITS = [...AGENT_EDITS, "slide_move", "row_move"] as const;
+export type TabEditName = (typeof PERSON_EDITS)[number];
+
+/** The fields of an edit of a tab's content; each operation takes its own (tab-edits.ts). */
+export interface TabEditFields {
+  tab_id: string;
+  title?: string | undefined;
+  body?: string | undefined;
+  notes?: string | undefined;
+  slides?: SlideInput[] | undefined;
+  slide_id?: string | undefined;
+  rows?: Cells[] | undefined;
+  row_id?: string | undefined;
+  /** row_update: the cells to set; null empties a cell. */
+  cells?: Record<string, string | number | null> | undefined;
+  columns?: string[] | undefined;
+  /** slide_move, row_move: the slide or row to follow; null moves it first. */
+  after_id?: string | null | undefined;
+}
+
+export interface RowOutput {
+  /** The row's ID: fixed for its life, never reused in the Note. */
+  id: string;
+  index: number;
+  cells: Cells;
 }
 
 export interface SourceItem {
@@ -66,33 +101,55 @@ export interface TabList {
 
 export type TabContent =
   | { note_id: string; version: number; tab: TabSummary; slides: SlideOutput[]; next_cursor: string | null }
+  | { note_id: string; version: number; tab: TabSummary; columns: string[]; rows: RowOutput[]; next_cursor: string | null }
   | { note_id: string; version: number; tab: TabSummary; text: string };
 
-export interface CreatedTab {
-  note_id: string;
-  tab_id: string;
-  tab_type: AddableTabType;
-  label: string;
-  position: number;
-  slide_count: number;
-  /** The new slides' IDs, in deck order. */
-  slide_ids: string[];
+interface WriteOutcomeFields {
   version: number;
   replayed: boolean;
   arguments_differ: boolean;
 }
 
-export interface EditedTab {
+export type CreatedTab = WriteOutcomeFields & {
   note_id: string;
   tab_id: string;
-  slides_added: number;
-  /** The appended slides' IDs, in deck order. */
-  slide_ids: string[];
-  slide_count: number;
-  version: number;
-  replayed: boolean;
-  arguments_differ: boolean;
-}
+  label: string;
+  position: number;
+} & (
+    | {
+        tab_type: "slides";
+        slide_count: number;
+        /** The new slides' IDs, in deck order. */
+        slide_ids: string[];
+      }
+    | {
+        tab_type: "sheet";
+        columns: string[];
+        row_count: number;
+        /** The new rows' IDs, in order. */
+        row_ids: string[];
+      }
+  );
+
+export type EditedTab = WriteOutcomeFields & {
+  note_id: string;
+  tab_id: string;
+  operation: (typeof AGENT_EDITS)[number];
+} & (
+    | {
+        slides_added: number;
+        /** The slides this call added, updated or deleted, in deck order. */
+        slide_ids: string[];
+        slide_count: number;
+      }
+    | {
+        /** The rows this call added, updated or deleted, in order. */
+        row_ids: string[];
+        row_count: number;
+        /** The Sheet's columns after the call. */
+        columns: string[];
+      }
+  );
 
 export interface AddedSource {
   note_id: string;
@@ -120,7 +177,8 @@ export interface NoteSummary {
 export interface WholeNote extends NoteSummary {
   members: string[];
   markdown: string;
-  tabs: (TabSummary & { slides?: SlideOutput[] })[];
+  /** A deck's slides whole; a Sheet's columns (its rows page through GET /api/v1/notes/{id}/tabs/{tab}). */
+  tabs: (TabSummary & { slides?: SlideOutput[]; columns?: string[] })[];
   source_count: number;
   file_count: number;
 }
@@ -131,6 +189,9 @@ export interface Changed {
   version: number;
   tab?: TabSummary;
   file_id?: string;
+  /** The slides or rows the change added, updated, moved or deleted. */
+  slide_ids?: string[];
+  row_ids?: string[];
 }
 
 export interface Commands {
@@ -138,18 +199,17 @@ export interface Commands {
   list_tabs: { input: Record<string, never>; output: TabList };
   read_tab: { input: { tab_id: string; limit?: number | undefined; cursor?: string | undefined }; output: TabContent };
   create_tab: {
-    input: WriteInput & { tab_type: AddableTabType; label?: string | undefined; slides?: SlideInput[] | undefined };
+    input: WriteInput & {
+      tab_type: AddableTabType;
+      label?: string | undefined;
+      slides?: SlideInput[] | undefined;
+      columns?: string[] | undefined;
+      rows?: Cells[] | undefined;
+    };
     output: CreatedTab;
   };
   edit_tab: {
-    input: WriteInput & {
-      tab_id: string;
-      operation: "slide_add" | "slides_add_outline";
-      title?: string | undefined;
-      body?: string | undefined;
-      notes?: string | undefined;
-      slides?: SlideInput[] | undefined;
-    };
+    input: WriteInput & TabEditFields & { operation: (typeof AGENT_EDITS)[number] };
     output: EditedTab;
   };
   add_source: {
@@ -176,6 +236,8 @@ export interface Commands {
   move_tab: { input: { tab_id: string; position: number; expected_version?: number | undefined }; output: Changed };
   delete_tab: { input: { tab_id: string; expected_version?: number | undefined }; output: Changed };
   set_slides: { input: { tab_id: string; slides: SlideInput[]; expected_version?: number | undefined }; output: Changed };
+  /** The person's edit of a tab's content: the agent's operations, and moves. */
+  change_tab: { input: TabEditFields & { operation: TabEditName; expected_version?: number | undefined }; output: Changed };
   set_markdown: { input: { text: string; expected_version?: number | undefined }; output: Changed };
   add_file: {
     input: { name: string; media_type: string; size_bytes: number; expected_version?: number | undefined };

@@ -34,15 +34,20 @@ export function decodeNotesCursor(user: string, cursor: string): string | null {
   return match === null ? null : (match[1] as string);
 }
 
-/** A cursor into a deck: the index of the next page's first slide, bound to the Note and the tab. */
-export function encodeSlidesCursor(noteId: string, tabId: string, from: number): string {
-  return seal(`${noteId}/${tabId}`, `slides.${from}`);
+/**
+ * A cursor into a deck's slides or a Sheet's rows, bound to the Note and the
+ * tab: the order key after which the next page starts, and how many items came
+ * before it (the next page's first index). A slide or row deleted or added
+ * between two pages neither repeats nor hides another.
+ */
+export function encodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", after: number, count: number): string {
+  return seal(`${noteId}/${tabId}`, `${kind}.${after}.${count}`);
 }
 
-/** The index the next page of this deck starts at, or null for a cursor not issued for this Note's tab. */
-export function decodeSlidesCursor(noteId: string, tabId: string, cursor: string): number | null {
-  const match = /^slides\.(\d{1,6})$/.exec(open(`${noteId}/${tabId}`, cursor, 64) ?? "");
-  return match === null ? null : Number(match[1]);
+/** Where the next page of this tab starts, or null for a cursor not issued for this Note's tab and kind of items. */
+export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", cursor: string): { after: number; count: number } | null {
+  const match = /^(slides|rows)\.(-?\d{1,16})\.(\d{1,6})$/.exec(open(`${noteId}/${tabId}`, cursor, 64) ?? "");
+  return match === null || match[1] !== kind ? null : { after: Number(match[2]), count: Number(match[3]) };
 }
 
 /** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */

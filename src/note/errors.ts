@@ -17,6 +17,8 @@ export type NoteError =
   | { code: "version_conflict"; message: string; expected_version: number; current_version: number }
   | { code: "tab_not_found"; message: string; tab_id: string; hint: string }
   | { code: "wrong_tab_type"; message: string; tab_id: string; tab_type: string; expected: string[] }
+  | { code: "slide_not_found"; message: string; tab_id: string; slide_id: string; hint: string }
+  | { code: "row_not_found"; message: string; tab_id: string; row_id: string; hint: string }
   | { code: "idempotency_key_reused"; message: string; idempotency_key: string; first_used_by: string }
   | { code: "invalid_url"; message: string; url: string; reason: string }
   | { code: "limit_exceeded"; message: string; limit: string; max: number };

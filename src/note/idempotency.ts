@@ -6,6 +6,7 @@
  */
 import type { KeyedCommand } from "./commands.js";
 import { fail, ok, type Result } from "./result.js";
+import { byCodePoint } from "./unicode.js";
 import { SLIDE_FIELDS } from "./validate.js";
 import type { NoteStore } from "./store.js";
 
@@ -48,9 +49,15 @@ export function replay(store: NoteStore, tool: KeyedCommand, key: string, finger
  * from one that did not; it is no security boundary (a caller can only
  * confuse itself).
  */
-export function fingerprint(args: Readonly<Record<string, unknown>>, fields: readonly string[]): string {
+export function fingerprint(args: Readonly<Record<string, unknown>>, fields: readonly string[], laterFields: readonly string[] = []): string {
   const hash = new Hash64();
   for (const name of fields) hash.value(args[name]);
+  // A later field only when given, named: absent, it leaves the fingerprint its first release computed.
+  for (const name of laterFields) {
+    if (args[name] === undefined) continue;
+    hash.value(name);
+    hash.value(args[name]);
+  }
   return hash.hex();
 }
 
@@ -59,9 +66,10 @@ class Hash64 {
   #a = 0x811c9dc5;
   #b = 0x9e3779b9;
 
-  /** The values validated arguments hold: absent, text, numbers, booleans, lists of slides. */
+  /** The values validated arguments hold: absent, null, text, numbers, booleans, lists, slides and other objects. */
   value(value: unknown): void {
     if (value === undefined) return this.#unit(0);
+    if (value === null) return this.#unit(5);
     if (typeof value === "string") return this.#text(1, value);
     if (typeof value === "number" || typeof value === "boolean") return this.#text(2, String(value));
     if (Array.isArray(value)) {
@@ -70,9 +78,21 @@ class Hash64 {
       for (const item of value) this.value(item);
       return;
     }
-    const slide = value as Readonly<Record<string, unknown>>;
-    this.#unit(4);
-    for (const name of SLIDE_FIELDS) this.value(slide[name]);
+    const object = value as Readonly<Record<string, unknown>>;
+    const names = Object.keys(object);
+    if (names.every((name) => (SLIDE_FIELDS as readonly string[]).includes(name))) {
+      // A slide, as the first release hashed it (a row with only such columns hashes so too, the same way every time).
+      this.#unit(4);
+      for (const name of SLIDE_FIELDS) this.value(object[name]);
+      return;
+    }
+    // Any other object (a row's cells): its fields by name, in code point order, so the caller's order never matters.
+    this.#unit(6);
+    this.#unit(names.length);
+    for (const name of names.sort(byCodePoint)) {
+      this.#text(1, name);
+      this.value(object[name]);
+    }
   }
 
   hex(): string {

@@ -30,6 +30,12 @@ export interface KeyedWrite<K extends KeyedCommand, I, P> {
    * also what the arguments' fingerprint covers, in this order.
    */
   readonly fields: readonly string[];
+  /**
+   * Fields added after the write's first release: the fingerprint covers each
+   * only when given, so a resend of a call recorded before they existed still
+   * matches its first call.
+   */
+  readonly laterFields?: readonly string[];
   /** Checks of the write's own fields (the pipeline checks the version's and the key's). */
   validate: (input: Readonly<Record<string, unknown>>, checks: Checks) => void;
   /**
@@ -58,7 +64,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
-  checks.onlyFields(given.value, ["expected_version", "idempotency_key", ...write.fields]);
+  checks.onlyFields(given.value, ["expected_version", "idempotency_key", ...write.fields, ...(write.laterFields ?? [])]);
   checks.writeFields(given.value);
   write.validate(given.value, checks);
   const invalid = checks.failure();
@@ -76,7 +82,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
     const conflict = checkVersion(args.expected_version, meta.version);
     if (conflict !== null) return conflict;
   }
-  const print = fingerprint(given.value, write.fields);
+  const print = fingerprint(given.value, write.fields, write.laterFields);
   const first = replay(ctx.store, tool, args.idempotency_key, print);
   // The record holds this tool's own first result.
   if (first !== null) return first as Result<Output<K>>;

@@ -18,6 +18,21 @@ export const LIMITS = {
   /** Slides one create or outline call may carry. */
   slidesPerCall: 20,
   slidesPerTab: 500,
+  /** A slide or row ID as a caller may spell it; real IDs are far shorter. */
+  itemIdLength: 100,
+  /** A Sheet's columns, and so the cells of one row. */
+  columnsPerSheet: 50,
+  columnNameLength: 100,
+  /** Characters of one cell's text; a number cell is any finite number. */
+  cellLength: 2_000,
+  /** Rows one create or rows_append call may carry. */
+  rowsPerCall: 500,
+  rowsPerSheet: 10_000,
+  /** Rows per page of read_note_tab on a Sheet (and its default, 100). */
+  rowsPageSize: 500,
+  rowsPageDefault: 100,
+  /** A page of rows stops early past this many characters of cells, so one answer stays small enough for a client. */
+  rowsPageChars: 1_000_000,
   /** Slides and Sheet tabs per Note (the three fixed tabs are not counted). */
   tabsPerNote: 100,
   sourcesPerNote: 100_000,

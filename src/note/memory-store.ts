@@ -9,7 +9,7 @@
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import { byCodePoint } from "./unicode.js";
-import type { DirectoryEntry, FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Slide, SourceRow, TabRow } from "./store.js";
+import type { DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
   #meta: NoteMeta | null = null;
@@ -17,7 +17,8 @@ export class MemoryNoteStore implements NoteStore {
   #markdown: string | null = null;
   readonly #members = new Map<string, "owner" | "editor">();
   readonly #tabs = new Map<string, TabRow>();
-  readonly #slides = new Map<string, Slide[]>();
+  readonly slides: MemorySequence<Slide>;
+  readonly rows: MemorySequence<SheetRow>;
   readonly #keys = new Map<string, IdempotencyRecord>();
   readonly #sources: SourceRow[] = [];
   readonly #sourcesByUrl = new Map<string, SourceRow>();
@@ -27,6 +28,12 @@ export class MemoryNoteStore implements NoteStore {
   #queued = false;
   /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
+
+  constructor() {
+    const saveTab = <T>(tabs: Map<string, T>, tabId: string) => this.#saveEntry(tabs, tabId);
+    this.slides = new MemorySequence<Slide>(saveTab);
+    this.rows = new MemorySequence<SheetRow>(saveTab);
+  }
 
   transaction<T>(fn: () => Result<T>): Result<T> {
     if (this.#undo !== null) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
@@ -80,46 +87,33 @@ export class MemoryNoteStore implements NoteStore {
   }
 
   tabs(): TabRow[] {
-    return [...this.#tabs.values()].sort((a, b) => a.position - b.position || byCodePoint(a.id, b.id)).map((tab) => ({ ...tab }));
+    return [...this.#tabs.values()].sort((a, b) => a.position - b.position || byCodePoint(a.id, b.id)).map(copyTab);
   }
   tab(id: string): TabRow | null {
     const tab = this.#tabs.get(id);
-    return tab === undefined ? null : { ...tab };
+    return tab === undefined ? null : copyTab(tab);
   }
   insertTab(tab: TabRow): void {
     if (this.#tabs.has(tab.id)) throw new Error(`tab ${tab.id} exists`);
     this.#saveEntry(this.#tabs, tab.id);
-    this.#tabs.set(tab.id, { ...tab });
+    this.#tabs.set(tab.id, copyTab(tab));
   }
   updateTab(tab: TabRow): void {
     const old = this.#tabs.get(tab.id);
     if (old === undefined) return;
     this.#saveEntry(this.#tabs, tab.id);
     // As SQLite's UPDATE: a tab's type never changes.
-    this.#tabs.set(tab.id, { ...tab, type: old.type });
+    this.#tabs.set(tab.id, { ...copyTab(tab), type: old.type });
   }
   deleteTab(id: string): void {
     this.#saveEntry(this.#tabs, id);
-    this.#saveEntry(this.#slides, id);
     this.#tabs.delete(id);
-    this.#slides.delete(id);
+    this.slides.clear(id);
+    this.rows.clear(id);
   }
 
-  slides(tabId: string): Slide[] {
-    return (this.#slides.get(tabId) ?? []).map((slide) => ({ ...slide }));
-  }
-  slidePage(tabId: string, from: number, limit: number): Slide[] {
-    return this.slides(tabId).slice(from, from + limit);
-  }
-  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
-    const deck = this.#slides.get(tabId) ?? [];
-    if (deck.length !== first) throw new Error(`tab ${tabId} has ${deck.length} slides, not ${first}`);
-    this.#saveEntry(this.#slides, tabId);
-    this.#slides.set(tabId, [...deck, ...slides.map((slide) => ({ ...slide }))]);
-  }
-  replaceSlides(tabId: string, slides: readonly Slide[]): void {
-    this.#saveEntry(this.#slides, tabId);
-    this.#slides.set(tabId, slides.map((slide) => ({ ...slide })));
+  slideTitled(tabId: string, title: string): boolean {
+    return this.slides.all(tabId).some((slide) => slide.title === title);
   }
 
   markdown(): string {
@@ -222,21 +216,20 @@ export class MemoryNoteStore implements NoteStore {
     return {
       meta: m === null ? [] : [{ id: 1, note_id: m.note_id, title: m.title, version: m.version, approved: m.approved ? 1 : 0,
         next_tab_n: m.next_tab_n, source_count: m.source_count, file_count: m.file_count, created_at: m.created_at, tab_count: m.tab_count, deleted: m.deleted ? 1 : 0,
-        next_slide_n: m.next_slide_n }],
+        next_slide_n: m.next_slide_n, next_row_n: m.next_row_n }],
       markdown: this.#markdown === null ? [] : [{ id: 1, text: this.#markdown }],
       members: [...this.#members].sort(([a], [b]) => byCodePoint(a, b)).map(([user, role]) => ({ user, role })),
       tabs: [...this.#tabs.values()]
         .sort((a, b) => byCodePoint(a.id, b.id))
-        .map((t) => ({ id: t.id, type: t.type, label: t.label, position: t.position, slide_count: t.slide_count })),
-      slides: [...this.#slides]
-        .sort(([a], [b]) => byCodePoint(a, b))
-        .flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, title: s.title, body: s.body, notes: s.notes, id: s.id }))),
+        .map((t) => ({ id: t.id, type: t.type, label: t.label, position: t.position, slide_count: t.slide_count, row_count: t.row_count, columns: JSON.stringify(t.columns) })),
+      slides: this.slides.rows().map(({ tab_id, item: s }) => ({ tab_id, idx: s.key, title: s.title, body: s.body, notes: s.notes, id: s.id })),
       idempotency: [...this.#keys.values()]
         .sort((a, b) => byCodePoint(a.key, b.key))
         .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
       sources: this.#sources.map((r) => ({ seq: r.seq, title: r.title, url: r.url, normalized_url: r.normalized_url, description: r.description, added_at: r.added_at })),
       files: this.#files.map((r) => ({ seq: r.seq, name: r.name, media_type: r.media_type, size_bytes: r.size_bytes, added_at: r.added_at })),
       outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
+      sheet_rows: this.rows.rows().map(({ tab_id, item: r }) => ({ tab_id, idx: r.key, id: r.id, cells: JSON.stringify(r.cells) })),
     };
   }
 }
@@ -255,7 +248,85 @@ function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
     created_at: first.created_at,
     deleted: meta.deleted,
     next_slide_n: meta.next_slide_n,
+    next_row_n: meta.next_row_n,
   };
+}
+
+function copyTab(tab: TabRow): TabRow {
+  return { ...tab, columns: [...tab.columns] };
+}
+
+/** A copy of an item as a read hands it out: its cells too, never the stored object. */
+function copyItem<T>(item: T): T {
+  return structuredClone(item);
+}
+
+/**
+ * A tab's items in key order, as the SQLite table's primary key keeps them.
+ * Each write replaces the tab's list (never mutates it), after `save` has put
+ * the old list in the transaction's undo journal.
+ */
+class MemorySequence<T extends { id: string }> implements Sequence<T> {
+  readonly #tabs = new Map<string, readonly Keyed<T>[]>();
+
+  constructor(private readonly save: (tabs: Map<string, readonly Keyed<T>[]>, tabId: string) => void) {}
+
+  #list(tabId: string): readonly Keyed<T>[] {
+    return this.#tabs.get(tabId) ?? [];
+  }
+  #write(tabId: string, list: readonly Keyed<T>[]): void {
+    this.save(this.#tabs, tabId);
+    if (list.length === 0) this.#tabs.delete(tabId);
+    else this.#tabs.set(tabId, [...list].sort((a, b) => a.key - b.key));
+  }
+
+  all(tabId: string): Keyed<T>[] {
+    return this.#list(tabId).map(copyItem);
+  }
+  page(tabId: string, after: number | null, limit: number): Keyed<T>[] {
+    return this.#list(tabId).filter((item) => after === null || item.key > after).slice(0, limit).map(copyItem);
+  }
+  find(id: string): (Keyed<T> & { tab_id: string }) | null {
+    for (const [tab_id, list] of this.#tabs) {
+      const item = list.find((it) => it.id === id);
+      if (item !== undefined) return { ...copyItem(item), tab_id };
+    }
+    return null;
+  }
+  lastKey(tabId: string): number | null {
+    return this.#list(tabId).at(-1)?.key ?? null;
+  }
+  keyAfter(tabId: string, key: number | null): number | null {
+    return this.#list(tabId).find((item) => key === null || item.key > key)?.key ?? null;
+  }
+  insert(tabId: string, items: readonly Keyed<T>[]): void {
+    const list = this.#list(tabId);
+    for (const item of items) {
+      // As the table's primary key and unique index refuse them.
+      if (list.some((it) => it.key === item.key) || this.find(item.id) !== null) throw new Error(`item ${item.id} or key ${item.key} exists`);
+    }
+    this.#write(tabId, [...list, ...items.map(copyItem)]);
+  }
+  update(tabId: string, item: Keyed<T>): void {
+    const list = this.#list(tabId);
+    if (!list.some((it) => it.id === item.id)) return;
+    if (list.some((it) => it.key === item.key && it.id !== item.id)) throw new Error(`key ${item.key} is taken`);
+    this.#write(tabId, list.map((it) => (it.id === item.id ? copyItem(item) : it)));
+  }
+  remove(tabId: string, id: string): void {
+    const list = this.#list(tabId);
+    if (list.some((it) => it.id === id)) this.#write(tabId, list.filter((it) => it.id !== id));
+  }
+  clear(tabId: string): void {
+    if (this.#tabs.has(tabId)) this.#write(tabId, []);
+  }
+
+  /** Every item, by tab ID then key: the table's rows in primary-key order. */
+  rows(): { tab_id: string; item: Keyed<T> }[] {
+    return [...this.#tabs]
+      .sort(([a], [b]) => byCodePoint(a, b))
+      .flatMap(([tab_id, list]) => list.map((item) => ({ tab_id, item: copyItem(item) })));
+  }
 }
 
 function copyRecord(r: IdempotencyRecord): IdempotencyRecord {

@@ -14,10 +14,11 @@ import { keyedWrite } from "./keyed-write.js";
 import { ADD_MEMBER, createNote, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
 import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { EDIT_TAB, SET_SLIDES } from "./slides.js";
+import { SET_SLIDES } from "./slides.js";
 import { ADD_SOURCE } from "./sources.js";
 import type { NoteMeta, NoteStore } from "./store.js";
 import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tab-commands.js";
+import { CHANGE_TAB, EDIT_TAB } from "./tab-edit.js";
 
 export type { Counterfactual } from "./context.js";
 
@@ -55,6 +56,7 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   move_tab: (ctx, caller, input) => personChange(MOVE_TAB, ctx, caller, input),
   delete_tab: (ctx, caller, input) => personChange(DELETE_TAB, ctx, caller, input),
   set_slides: (ctx, caller, input) => personChange(SET_SLIDES, ctx, caller, input),
+  change_tab: (ctx, caller, input) => personChange(CHANGE_TAB, ctx, caller, input),
   set_markdown: (ctx, caller, input) => personChange(SET_MARKDOWN, ctx, caller, input),
   add_file: (ctx, caller, input) => personChange(ADD_FILE, ctx, caller, input),
 };

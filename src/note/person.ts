@@ -41,6 +41,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
     approved: false,
     next_tab_n: 1,
     next_slide_n: 1,
+    next_row_n: 1,
     tab_count: FIXED_TABS.length,
     source_count: 0,
     file_count: 0,
@@ -49,7 +50,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   };
   ctx.store.writeMeta(meta);
   ctx.store.addMember(caller.user, "owner");
-  FIXED_TABS.forEach((type, position) => ctx.store.insertTab({ id: type, type, label: FIXED_TAB_LABELS[type], position, slide_count: 0 }));
+  FIXED_TABS.forEach((type, position) => ctx.store.insertTab({ id: type, type, label: FIXED_TAB_LABELS[type], position, slide_count: 0, row_count: 0, columns: [] }));
   if (args.markdown !== undefined) ctx.store.writeMarkdown(args.markdown);
   tellMembers(ctx.store, meta);
   return ok({ note_id: ctx.id, title: meta.title, approved: false, version: 1 });
@@ -61,7 +62,10 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
   const meta = opened.value;
-  const tabs = ctx.store.tabs().map((t) => (t.type === "slides" ? { ...summary(t), slides: numbered(ctx.store.slides(t.id)) } : summary(t)));
+  const tabs = ctx.store.tabs().map((t) => {
+    if (t.type === "slides") return { ...summary(t), slides: numbered(ctx.store.slides.all(t.id)) };
+    return t.type === "sheet" ? { ...summary(t), columns: t.columns } : summary(t);
+  });
   return ok({
     note_id: ctx.id,
     title: meta.title,

@@ -1,66 +1,115 @@
 /**
- * A deck's slides: the agent appends them (one, or an outline of up to 20);
- * the person may replace the whole deck in the app. Positions, styling and
- * layout stay with the person: an agent cannot choose where a slide goes.
+ * A deck's slides: the agent appends them (one, or an outline of up to 20),
+ * and corrects or deletes one by its exact ID; the person may also move one,
+ * or replace the whole deck in the app. Styling and layout stay with the
+ * person: an agent cannot choose where a slide goes.
  */
 import type { Input, SlideInput, SlideOutput } from "./commands.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
-import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
+import { appendKeys, moveItem } from "./order.js";
 import type { PersonChange } from "./person-change.js";
-import { fail, ok } from "./result.js";
-import type { NoteMeta, Slide } from "./store.js";
+import { fail, ok, type Result } from "./result.js";
+import type { Keyed, NoteMeta, NoteStore, Slide, TabRow } from "./store.js";
+import type { TabEdit } from "./tab-edit.js";
 import { newSlideId } from "./tab-id.js";
 import { findTab, summary } from "./tabs.js";
+import { SLIDE_FIELDS } from "./validate.js";
 
-const EDIT_OPERATIONS = ["slide_add", "slides_add_outline"] as const;
+const SLIDE_ID_HINT =
+  'Slide IDs look like "slide-12-mh8z1k2a": read_note_tab lists each slide\'s id, and create_note_tab and edit_note_tab return slide_ids. ' +
+  "A slide's index or title is not its ID.";
 
-/** `edit_note_tab`: appends slides to the slides tab with this exact ID. */
-export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
-  tool: "edit_tab",
-  fields: ["tab_id", "operation", "title", "body", "notes", "slides"],
-  validate: (i, checks) => {
-    checks.tabId("tab_id", i.tab_id);
-    checks.oneOf("operation", i.operation, EDIT_OPERATIONS);
-    if (i.operation === "slide_add") {
-      checks.slide(i);
-      if (i.slides !== undefined) checks.add("slides", "not allowed with slide_add; use slides_add_outline");
-    } else if (i.operation === "slides_add_outline") {
-      checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
-      for (const field of ["title", "body", "notes"] as const) {
-        if (i[field] !== undefined) checks.add(field, "not allowed with slides_add_outline; put slides in `slides`");
-      }
-    }
+/** The slide with exactly this ID in this deck. Never an index, never a title. */
+export function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {
+  const found = store.slides.find(slideId);
+  if (found !== null && found.tab_id === tab.id) return ok(found);
+  // Only the message looks further: an index, a title or another deck's slide is named as such.
+  const what =
+    found !== null
+      ? `is a slide of tab "${found.tab_id}", not of tab "${tab.id}"`
+      : /^\d+$/.test(slideId.trim())
+        ? "is a slide index, not a slide ID"
+        : store.slideTitled(tab.id, slideId)
+          ? "is a slide title, not a slide ID"
+          : `is no slide of tab "${tab.id}"`;
+  return fail({ code: "slide_not_found", message: `"${slideId}" ${what}. ${SLIDE_ID_HINT}`, tab_id: tab.id, slide_id: slideId, hint: SLIDE_ID_HINT });
+}
+
+/** Appends slides to a deck: new IDs from the Note's counter, keys after its last slide. */
+function appendSlides(store: NoteStore, nowMs: number, meta: NoteMeta, tab: TabRow, given: readonly SlideInput[]) {
+  const count = tab.slide_count + given.length;
+  if (count > LIMITS.slidesPerTab) {
+    return fail(limitExceeded("slides_per_tab", LIMITS.slidesPerTab, `Tab "${tab.id}" has ${tab.slide_count} slides; ${given.length} more would pass the limit`));
+  }
+  const { slides, meta: after } = newSlides(nowMs, meta, given, store.slides.lastKey(tab.id));
+  store.slides.insert(tab.id, slides);
+  return ok({ meta: after, tab: { ...tab, slide_count: count }, ids: slides.map((slide) => slide.id), added: slides.length });
+}
+
+/** The edits of a deck, each by exact slide ID (tab-edit.ts runs them). */
+export const SLIDE_EDITS = {
+  slide_add: {
+    tabType: "slides",
+    fields: SLIDE_FIELDS,
+    validate: (i, checks) => checks.slide(i),
+    apply: (ctx, meta, tab, i) => appendSlides(ctx.store, ctx.now(), meta, tab, [{ title: i.title ?? "", body: i.body, notes: i.notes }]),
   },
-  prepare: asGiven,
-  apply: (ctx, meta, i, version) => {
-    const found = findTab(ctx.store, i.tab_id);
-    if (!found.ok) return found;
-    const tab = found.value;
-    if (tab.type !== "slides") {
-      return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab; edit_note_tab adds slides to slides tabs only.`));
-    }
-    const given = i.operation === "slide_add" ? [{ title: i.title ?? "", body: i.body, notes: i.notes }] : (i.slides ?? []);
-    const { slides: added, meta: after } = newSlides(ctx.now(), meta, given);
-    const count = tab.slide_count + added.length;
-    if (count > LIMITS.slidesPerTab) {
-      return fail(limitExceeded("slides_per_tab", LIMITS.slidesPerTab, `Tab "${tab.id}" has ${tab.slide_count} slides; ${added.length} more would pass the limit`));
-    }
-    ctx.store.appendSlides(tab.id, tab.slide_count, added);
-    ctx.store.updateTab({ ...tab, slide_count: count });
-    const result = {
-      note_id: ctx.id,
-      tab_id: tab.id,
-      slides_added: added.length,
-      slide_ids: added.map((slide) => slide.id),
-      slide_count: count,
-      version,
-      replayed: false,
-      arguments_differ: false,
-    };
-    return ok({ commit: true, meta: after, result });
+  slides_add_outline: {
+    tabType: "slides",
+    fields: ["slides"],
+    validate: (i, checks) => checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall),
+    apply: (ctx, meta, tab, i) => appendSlides(ctx.store, ctx.now(), meta, tab, i.slides ?? []),
   },
-};
+  slide_update: {
+    tabType: "slides",
+    fields: ["slide_id", ...SLIDE_FIELDS],
+    validate: (i, checks) => {
+      checks.itemId("slide_id", i.slide_id);
+      checks.text("title", i.title, LIMITS.slideTitleLength, { nonBlank: true });
+      checks.text("body", i.body, LIMITS.slideBodyLength);
+      checks.text("notes", i.notes, LIMITS.slideNotesLength);
+      if (SLIDE_FIELDS.every((field) => i[field] === undefined)) checks.add("title", "give at least one of title, body or notes to change");
+    },
+    apply: (ctx, meta, tab, i) => {
+      const found = findSlide(ctx.store, tab, i.slide_id as string);
+      if (!found.ok) return found;
+      const slide = found.value;
+      const updated = { ...slide, title: i.title?.trim() ?? slide.title, body: i.body ?? slide.body, notes: i.notes ?? slide.notes };
+      const same = SLIDE_FIELDS.every((field) => updated[field] === slide[field]);
+      if (!same) ctx.store.slides.update(tab.id, updated);
+      return ok({ meta, tab, ids: [slide.id], added: 0, unchanged: same });
+    },
+  },
+  slide_delete: {
+    tabType: "slides",
+    fields: ["slide_id"],
+    validate: (i, checks) => checks.itemId("slide_id", i.slide_id),
+    apply: (ctx, meta, tab, i) => {
+      const found = findSlide(ctx.store, tab, i.slide_id as string);
+      if (!found.ok) return found;
+      ctx.store.slides.remove(tab.id, found.value.id);
+      return ok({ meta, tab: { ...tab, slide_count: tab.slide_count - 1 }, ids: [found.value.id], added: 0 });
+    },
+  },
+  slide_move: {
+    tabType: "slides",
+    fields: ["slide_id", "after_id"],
+    validate: (i, checks) => {
+      checks.itemId("slide_id", i.slide_id);
+      checks.itemId("after_id", i.after_id, true);
+    },
+    apply: (ctx, meta, tab, i) => {
+      const found = findSlide(ctx.store, tab, i.slide_id as string);
+      if (!found.ok) return found;
+      const after = i.after_id === null || i.after_id === undefined ? ok(null) : findSlide(ctx.store, tab, i.after_id);
+      if (!after.ok) return after;
+      const moved = moveItem(ctx.store.slides, tab.id, found.value, after.value, "after_id");
+      if (!moved.ok) return moved;
+      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value });
+    },
+  },
+} satisfies Record<string, TabEdit>;
 
 /** The person replaces a deck's slides in the app. */
 export const SET_SLIDES: PersonChange<Input<"set_slides">> = {
@@ -75,22 +124,26 @@ export const SET_SLIDES: PersonChange<Input<"set_slides">> = {
     const tab = found.value;
     if (tab.type !== "slides") return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab, not a slides tab.`));
     // A replaced deck's slides are new slides: new IDs from the counter, the old ones never reused.
-    const { slides, meta: after } = newSlides(ctx.now(), meta, i.slides);
-    ctx.store.replaceSlides(tab.id, slides);
+    ctx.store.slides.clear(tab.id);
+    const { slides, meta: after } = newSlides(ctx.now(), meta, i.slides, null);
+    ctx.store.slides.insert(tab.id, slides);
     const updated = { ...tab, slide_count: slides.length };
     ctx.store.updateTab(updated);
-    return ok({ meta: after, tab: summary(updated) });
+    return ok({ meta: after, tab: summary(updated), slide_ids: slides.map((slide) => slide.id) });
   },
 };
 
 /**
- * New slides as stored, each with the next ID of this Note: the title trimmed,
- * absent text as empty text. Returns them and the meta with the counter moved
- * past them; the caller writes both.
+ * New slides as stored, each with the next ID of this Note and the next key
+ * after `last` (the deck's last key, null for none): the title trimmed, absent
+ * text as empty text. Returns them and the meta with the counter moved past
+ * them; the caller writes both.
  */
-export function newSlides(nowMs: number, meta: NoteMeta, inputs: readonly SlideInput[]): { slides: Slide[]; meta: NoteMeta } {
+export function newSlides(nowMs: number, meta: NoteMeta, inputs: readonly SlideInput[], last: number | null): { slides: Keyed<Slide>[]; meta: NoteMeta } {
+  const keys = appendKeys(last, inputs.length);
   const slides = inputs.map((input, i) => ({
     id: newSlideId(meta.next_slide_n + i, nowMs),
+    key: keys[i] as number,
     title: input.title.trim(),
     body: input.body ?? "",
     notes: input.notes ?? "",

@@ -18,6 +18,8 @@ export interface NoteMeta {
   next_tab_n: number;
   /** The next `n` of a slide ID; it never goes back, so a slide ID is never reused in the Note. */
   next_slide_n: number;
+  /** The next `n` of a Sheet row's ID, as `next_slide_n` is for slides. */
+  next_row_n: number;
   /** Tabs in the strip, the fixed ones included: a new tab's position, without reading the strip. */
   tab_count: number;
   source_count: number;
@@ -36,6 +38,10 @@ export interface TabRow {
   label: string;
   position: number;
   slide_count: number;
+  /** A Sheet's rows (0 for other tabs). */
+  row_count: number;
+  /** A Sheet's column names in order ([] for other tabs). */
+  columns: string[];
 }
 
 export interface Slide {
@@ -44,6 +50,42 @@ export interface Slide {
   title: string;
   body: string;
   notes: string;
+}
+
+/** A Sheet row's cells by column name; a column left out is an empty cell. */
+export type Cells = Record<string, string | number>;
+
+export interface SheetRow {
+  /** `row-{n}-{base36 ms}` (tab-id.ts): fixed for the row's life, never reused in the Note. */
+  id: string;
+  cells: Cells;
+}
+
+/** An item with its order key: only the keys' order means anything, and they have gaps (order.ts). */
+export type Keyed<T> = T & { key: number };
+
+/**
+ * A tab's items in order (a deck's slides, a Sheet's rows), each found by its
+ * exact ID. Every method reads or writes only the rows it names or returns:
+ * what keeps a call's cost bounded by what it touches, not by the tab's size.
+ */
+export interface Sequence<T extends { id: string }> {
+  /** Every item of the tab, in order. */
+  all(tabId: string): Keyed<T>[];
+  /** Up to `limit` items with an order key above `after` (null: from the first), in order. */
+  page(tabId: string, after: number | null, limit: number): Keyed<T>[];
+  /** The item with this exact ID, in whichever tab holds it. */
+  find(id: string): (Keyed<T> & { tab_id: string }) | null;
+  /** The order key of the tab's last item, null when it has none. */
+  lastKey(tabId: string): number | null;
+  /** The order key of the first item after `key` (null: the tab's first item), null when there is none. */
+  keyAfter(tabId: string, key: number | null): number | null;
+  insert(tabId: string, items: readonly Keyed<T>[]): void;
+  /** Rewrites the item with this ID: its content and its order key. */
+  update(tabId: string, item: Keyed<T>): void;
+  remove(tabId: string, id: string): void;
+  /** Removes every item of the tab. */
+  clear(tabId: string): void;
 }
 
 /**
@@ -119,16 +161,15 @@ export interface NoteStore {
   tab(id: string): TabRow | null;
   insertTab(tab: TabRow): void;
   updateTab(tab: TabRow): void;
-  /** Deletes the tab and its slides. */
+  /** Deletes the tab and its slides or rows. */
   deleteTab(id: string): void;
 
-  slides(tabId: string): Slide[];
-  /** Up to `limit` of the deck's slides from index `from` on, in order: a page reads only its rows. */
-  slidePage(tabId: string, from: number, limit: number): Slide[];
-  /** Appends after the tab's last slide, whose index is `first - 1`; each slide keeps the ID the caller gave it. */
-  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void;
-  /** Replaces the whole deck; the caller gives the new slides new IDs (the old ones are never reused). */
-  replaceSlides(tabId: string, slides: readonly Slide[]): void;
+  /** Every deck's slides. */
+  readonly slides: Sequence<Slide>;
+  /** Whether the deck has a slide with exactly this title: only an error's hint asks. */
+  slideTitled(tabId: string, title: string): boolean;
+  /** Every Sheet's rows. */
+  readonly rows: Sequence<SheetRow>;
 
   markdown(): string;
   writeMarkdown(text: string): void;

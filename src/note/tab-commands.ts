@@ -7,11 +7,12 @@ import { openNote } from "./access.js";
 import type { Caller, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
-import { decodeSlidesCursor, encodeSlidesCursor } from "./cursor.js";
+import { decodeItemsCursor, encodeItemsCursor } from "./cursor.js";
 import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
+import { newRows, rowsPage, unknownColumns } from "./sheets.js";
 import { newSlides, numbered } from "./slides.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
@@ -28,8 +29,9 @@ export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Resu
 }
 
 /**
- * `read_note_tab`: a page of a slides tab's slides (`limit`, default 50, from
- * `cursor`), or the whole Markdown text, by exact tab ID.
+ * `read_note_tab`: by exact tab ID, a page of a deck's slides (`limit`,
+ * default 50) or of a Sheet's rows (default 100), from `cursor`; or the whole
+ * Markdown text.
  */
 export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Result<TabContent> {
   const given = fields(input);
@@ -38,13 +40,8 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
   const checks = new Checks();
   checks.onlyFields(given.value, ["tab_id", "limit", "cursor"]);
   checks.tabId("tab_id", tabId);
-  checks.integer("limit", limit, 1, LIMITS.slidesPageSize);
-  let from = 0;
-  if (cursor !== undefined) {
-    const decoded = typeof cursor === "string" && typeof tabId === "string" ? decodeSlidesCursor(ctx.id, tabId, cursor) : null;
-    if (decoded === null) checks.add("cursor", "not a cursor read_note_tab issued for this tab; pass next_cursor exactly as returned, or omit it to start over");
-    else from = decoded;
-  }
+  checks.integer("limit", limit, 1, LIMITS.rowsPageSize);
+  if (cursor !== undefined) checks.text("cursor", cursor, 64, { nonBlank: true });
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const opened = openNote(ctx, caller);
@@ -53,53 +50,79 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
   if (!found.ok) return found;
   const tab = found.value;
   const base = { note_id: ctx.id, version: opened.value.version, tab: summary(tab) };
-  if (tab.type === "slides") {
+  if (tab.type === "slides" || tab.type === "sheet") {
+    const kind = tab.type === "slides" ? "slides" : "rows";
+    const max = tab.type === "slides" ? LIMITS.slidesPageSize : LIMITS.rowsPageSize;
+    if (typeof limit === "number" && limit > max) return fail(invalidArguments([{ path: "limit", problem: `must be at most ${max} for a ${tab.type} tab` }]));
+    const from = cursor === undefined ? { after: null, count: 0 } : decodeItemsCursor(ctx.id, tab.id, kind, cursor as string);
+    if (from === null) {
+      return fail(invalidArguments([{ path: "cursor", problem: "not a cursor read_note_tab issued for this tab; pass next_cursor exactly as returned, or omit it to start over" }]));
+    }
+    const cursorAfter = (key: number | null, count: number) => (key === null ? null : encodeItemsCursor(ctx.id, tab.id, kind, key, count));
+    if (tab.type === "sheet") {
+      const page = rowsPage(ctx.store, tab.id, from.after, (limit as number | undefined) ?? LIMITS.rowsPageDefault, from.count);
+      return ok({ ...base, columns: tab.columns, rows: page.rows, next_cursor: cursorAfter(page.nextAfter, from.count + page.rows.length) });
+    }
     const size = (limit as number | undefined) ?? LIMITS.slidesPageSize;
     // One row past the page tells whether another follows.
-    const rows = ctx.store.slidePage(tab.id, from, size + 1);
+    const rows = ctx.store.slides.page(tab.id, from.after, size + 1);
     const page = rows.slice(0, size);
-    const next_cursor = rows.length > size ? encodeSlidesCursor(ctx.id, tab.id, from + size) : null;
-    return ok({ ...base, slides: numbered(page, from), next_cursor });
+    const more = rows.length > size ? (page.at(-1)?.key ?? null) : null;
+    return ok({ ...base, slides: numbered(page, from.count), next_cursor: cursorAfter(more, from.count + page.length) });
   }
   if (tab.type === "markdown") {
     const paging = (["limit", "cursor"] as const).filter((name) => given.value[name] !== undefined);
-    if (paging.length > 0) return fail(invalidArguments(paging.map((path) => ({ path, problem: "pages a slides tab only; a markdown tab is read whole" }))));
+    if (paging.length > 0) return fail(invalidArguments(paging.map((path) => ({ path, problem: "pages a slides or Sheet tab only; a markdown tab is read whole" }))));
     return ok({ ...base, text: ctx.store.markdown() });
   }
-  const hint = tab.type === "sheet" ? "Sheet content is edited by the person in the app." : "Use list_note_attachments for its items.";
-  return fail(wrongTabType(tab, ["slides", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides and markdown tabs. ${hint}`));
+  return fail(wrongTabType(tab, ["slides", "sheet", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides, Sheet and markdown tabs. Use list_note_attachments for its items.`));
 }
 
-/** `create_note_tab`: a Slides or Sheet tab at the end of the strip, with an optional outline. */
+/** `create_note_tab`: a Slides tab with an optional outline, or a Sheet with optional columns and rows, at the end of the strip. */
 export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"create_tab">> = {
   tool: "create_tab",
   fields: ["tab_type", "label", "slides"],
+  laterFields: ["columns", "rows"],
   validate: (i, checks) => {
     checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
     checks.label("label", i.label, false);
-    if (i.slides === undefined) return;
-    // An empty deck omits `slides`; an empty list is a mistake more often than a choice.
-    checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
-    if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides");
+    // An empty deck omits `slides`; an empty list is a mistake more often than a choice. So for columns and rows.
+    if (i.slides !== undefined) {
+      checks.slides("slides", i.slides, 1, LIMITS.slidesPerCall);
+      if (i.tab_type === "sheet") checks.add("slides", "only a slides tab can be created with slides; a Sheet takes columns and rows");
+    }
+    if (i.columns !== undefined) {
+      checks.columns("columns", i.columns, 1, LIMITS.columnsPerSheet);
+      if (i.tab_type === "slides") checks.add("columns", "only a Sheet can be created with columns");
+    }
+    if (i.rows !== undefined) {
+      checks.rows("rows", i.rows, 1, LIMITS.rowsPerCall);
+      if (i.tab_type === "slides") checks.add("rows", "only a Sheet can be created with rows");
+      else if (i.columns === undefined) checks.add("rows", "rows need `columns`: name the Sheet's columns in this call");
+      else if (Array.isArray(i.rows) && Array.isArray(i.columns) && checks.issues.length === 0) {
+        i.rows.forEach((row, at) => unknownColumns(`rows[${at}]`, row as Record<string, unknown>, i.columns as string[]).forEach((issue) => checks.add(issue.path, issue.problem)));
+      }
+    }
   },
   prepare: asGiven,
   apply: (ctx, meta, i, version) => {
     const room = roomForTab(meta);
     if (!room.ok) return room;
-    const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? []);
-    const { tab, meta: after } = appendTab(ctx, identified, i.tab_type, i.label, slides);
-    const result = {
-      note_id: ctx.id,
-      tab_id: tab.id,
-      tab_type: i.tab_type,
-      label: tab.label,
-      position: tab.position,
-      slide_count: tab.slide_count,
-      slide_ids: slides.map((slide) => slide.id),
-      version,
-      replayed: false,
-      arguments_differ: false,
-    };
+    const outcome = { version, replayed: false, arguments_differ: false };
+    if (i.tab_type === "sheet") {
+      const columns = i.columns ?? [];
+      const { rows, meta: identified } = newRows(ctx.now(), meta, i.rows ?? [], columns, null);
+      const { tab, meta: after } = appendTab(ctx, identified, { type: "sheet", label: i.label, columns, rowCount: rows.length });
+      if (rows.length > 0) ctx.store.rows.insert(tab.id, rows);
+      const base = { note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position };
+      const result = { ...base, tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id), ...outcome };
+      return ok({ commit: true, meta: after, result });
+    }
+    const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? [], null);
+    const { tab, meta: after } = appendTab(ctx, identified, { type: "slides", label: i.label, slideCount: slides.length });
+    if (slides.length > 0) ctx.store.slides.insert(tab.id, slides);
+    const base = { note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position };
+    const result = { ...base, tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id), ...outcome };
     return ok({ commit: true, meta: after, result });
   },
 };
@@ -120,7 +143,7 @@ export const ADD_TAB: PersonChange<Input<"add_tab">> = {
     }
     const room = roomForTab(meta);
     if (!room.ok) return room;
-    const added = appendTab(ctx, meta, i.tab_type, i.label, []);
+    const added = appendTab(ctx, meta, { type: i.tab_type, label: i.label });
     const placed = i.position === undefined ? null : placeTab(ctx.store, added.tab.id, i.position);
     return ok({ meta: added.meta, tab: summary(placed ?? added.tab) });
   },

@@ -34,6 +34,11 @@ export function newSlideId(n: number, nowMs: number): string {
   return `slide-${n}-${nowMs.toString(36)}`;
 }
 
+/** Row identity: `row-{n}-{base36 millisecond time}`, from the Note's own row counter (meta.next_row_n), as slides'. */
+export function newRowId(n: number, nowMs: number): string {
+  return `row-${n}-${nowMs.toString(36)}`;
+}
+
 export function isTabType(value: string): value is TabType {
   return (FIXED_TABS as readonly string[]).includes(value) || (ADDABLE_TAB_TYPES as readonly string[]).includes(value);
 }

@@ -10,7 +10,7 @@ import type { TabSummary } from "./commands.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
-import type { NoteMeta, NoteStore, Slide, TabRow } from "./store.js";
+import type { NoteMeta, NoteStore, TabRow } from "./store.js";
 import { DEFAULT_LABELS, FIXED_TABS, isTabType, newTabId, type AddableTabType } from "./tab-id.js";
 
 const ID_HINT =
@@ -40,9 +40,10 @@ export function findAddedTab(store: NoteStore, tabId: string, verb: string): Res
 }
 
 export function summary(tab: TabRow): TabSummary {
-  return tab.type === "slides"
-    ? { id: tab.id, type: tab.type, label: tab.label, position: tab.position, slide_count: tab.slide_count }
-    : { id: tab.id, type: tab.type, label: tab.label, position: tab.position };
+  const base = { id: tab.id, type: tab.type, label: tab.label, position: tab.position };
+  if (tab.type === "slides") return { ...base, slide_count: tab.slide_count };
+  if (tab.type === "sheet") return { ...base, row_count: tab.row_count, column_count: tab.columns.length };
+  return base;
 }
 
 /** Refuses a new tab past the limit; the fixed tabs are never deleted, so every other tab is a Slides or Sheet tab. */
@@ -52,25 +53,27 @@ export function roomForTab(meta: NoteMeta): Result<null> {
 }
 
 /**
- * Adds a tab at the end of the strip with the next ID of this Note, and its
- * slides. Returns the tab and the Note's meta after it; the caller commits.
+ * Adds a tab at the end of the strip with the next ID of this Note: a deck
+ * that will hold `slideCount` slides, or a Sheet with its columns that will
+ * hold `rowCount` rows. Returns the
+ * tab and the Note's meta after it; the caller writes the slides or rows, and
+ * commits.
  */
 export function appendTab(
   ctx: NoteContext,
   meta: NoteMeta,
-  type: AddableTabType,
-  label: string | undefined,
-  slides: readonly Slide[],
+  given: { type: AddableTabType; label?: string | undefined; slideCount?: number; rowCount?: number; columns?: readonly string[] },
 ): { tab: TabRow; meta: NoteMeta } {
   const tab: TabRow = {
-    id: newTabId(type, meta.next_tab_n, ctx.now()),
-    type,
-    label: label?.trim() ?? DEFAULT_LABELS[type],
+    id: newTabId(given.type, meta.next_tab_n, ctx.now()),
+    type: given.type,
+    label: given.label?.trim() ?? DEFAULT_LABELS[given.type],
     position: meta.tab_count,
-    slide_count: slides.length,
+    slide_count: given.slideCount ?? 0,
+    row_count: given.rowCount ?? 0,
+    columns: [...(given.columns ?? [])],
   };
   ctx.store.insertTab(tab);
-  if (slides.length > 0) ctx.store.appendSlides(tab.id, 0, slides);
   return { tab, meta: { ...meta, next_tab_n: meta.next_tab_n + 1, tab_count: meta.tab_count + 1 } };
 }
 

@@ -115,6 +115,59 @@ export class Checks {
   tabId(path: string, value: unknown): void {
     this.text(path, value, LIMITS.tabIdLength, { required: true, nonBlank: true });
   }
+
+  /** A slide's or a row's ID as given; `nullable` for after_id, where null means "first". */
+  itemId(path: string, value: unknown, nullable = false): void {
+    if (nullable && value === null) return;
+    if (typeof value === "number") return this.add(path, "must be a slide or row ID (a string such as \"slide-12-mh8z1k2a\"), not an index");
+    this.text(path, value, LIMITS.itemIdLength, { required: true, nonBlank: true });
+  }
+
+  /** A list of new column names, between `min` and `max` of them, none given twice. */
+  columns(path: string, value: unknown, min: number, max: number): void {
+    if (!Array.isArray(value)) return this.add(path, value === undefined ? "required" : "must be a list of column names");
+    if (value.length < min) this.add(path, `at least ${min} column${min === 1 ? "" : "s"}`);
+    if (value.length > max) return this.add(path, `at most ${max} columns (got ${value.length})`);
+    const seen = new Set<unknown>();
+    value.forEach((name: unknown, i) => {
+      this.text(`${path}[${i}]`, name, LIMITS.columnNameLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
+      // A row's cells are an object keyed by column name: JSON objects cannot keep this one.
+      if (name === "__proto__") this.add(`${path}[${i}]`, 'cannot be "__proto__"');
+      if (seen.has(name)) this.add(`${path}[${i}]`, `${JSON.stringify(name)} is given twice`);
+      seen.add(name);
+    });
+  }
+
+  /** A list of rows, between `min` and `max` of them, each a row's cells. */
+  rows(path: string, value: unknown, min: number, max: number): void {
+    if (!Array.isArray(value)) return this.add(path, value === undefined ? "required" : "must be a list of rows, each an object of cells by column name");
+    if (value.length < min) this.add(path, `at least ${min} row${min === 1 ? "" : "s"}`);
+    if (value.length > max) return this.add(path, `at most ${max} rows (got ${value.length})`);
+    value.forEach((row: unknown, i) => this.cells(`${path}[${i}]`, row, false));
+  }
+
+  /**
+   * A row's cells: an object of at least one cell by column name, each text
+   * or a finite number (or, where `nullable`, null to empty it). Whether each
+   * name is a column of the Sheet is checked once the Sheet is found.
+   */
+  cells(path: string, value: unknown, nullable: boolean): void {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return this.add(path, value === undefined ? "required" : "must be an object of cells by column name, e.g. {\"Name\": \"Ada\", \"Age\": 36}");
+    }
+    const names = Object.keys(value);
+    if (names.length === 0) return this.add(path, "at least one cell");
+    if (names.length > LIMITS.columnsPerSheet) return this.add(path, `at most ${LIMITS.columnsPerSheet} cells, one a column`);
+    for (const name of names) {
+      const at = `${path}[${JSON.stringify(name)}]`;
+      const cell = (value as Record<string, unknown>)[name];
+      if (name.length > LIMITS.columnNameLength) this.add(at, `is no column name (at most ${LIMITS.columnNameLength} characters)`);
+      else if (typeof cell === "number") {
+        if (!Number.isFinite(cell)) this.add(at, "must be a finite number");
+      } else if (typeof cell === "string") this.text(at, cell, LIMITS.cellLength);
+      else if (!(nullable && cell === null)) this.add(at, nullable ? "must be text, a number, or null to empty the cell" : "must be text or a number");
+    }
+  }
 }
 
 /** For an operation that takes no arguments: an empty object, or the failure naming what should not be there. */

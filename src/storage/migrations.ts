@@ -143,6 +143,30 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       if (slides.length > 0) sql.run(`UPDATE meta SET next_slide_n = ? WHERE id = 1`, first + slides.length);
     },
   },
+  {
+    version: 7,
+    name: "order keys with gaps, slides found by ID, Sheet rows",
+    statements: [
+      // A slide's idx becomes an order key with gaps (src/note/order.ts): deleting or moving one slide
+      // writes that slide only. Keys were 0..n-1 (n at most 500); times 1024 no new key meets an old one.
+      `UPDATE slides SET idx = idx * 1024`,
+      // slide_update and slide_delete find a slide by its ID; the index also makes IDs unique.
+      `CREATE UNIQUE INDEX slides_id ON slides (id)`,
+      `ALTER TABLE meta ADD COLUMN next_row_n INTEGER NOT NULL DEFAULT 1`,
+      `ALTER TABLE tabs ADD COLUMN row_count INTEGER NOT NULL DEFAULT 0`,
+      // A Sheet's column names in order, as a JSON list; '[]' for every other tab.
+      `ALTER TABLE tabs ADD COLUMN columns TEXT NOT NULL DEFAULT '[]'`,
+      // A Sheet's rows: cells as a JSON object by column name, ordered and found as slides are.
+      `CREATE TABLE sheet_rows (
+        tab_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        id TEXT NOT NULL,
+        cells TEXT NOT NULL,
+        PRIMARY KEY (tab_id, idx)
+      ) WITHOUT ROWID`,
+      `CREATE UNIQUE INDEX sheet_rows_id ON sheet_rows (id)`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [

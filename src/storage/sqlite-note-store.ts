@@ -2,9 +2,9 @@
 import type { AttachmentKind } from "../note/cursor.js";
 import type { DirectoryEntry } from "../note/directory.js";
 import type { Result } from "../note/result.js";
-import type { FileRow, IdempotencyRecord, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Slide, SourceRow, TabRow } from "../note/store.js";
+import type { Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/store.js";
 import { migrate, type Migration } from "./migrations.js";
-import type { Sql } from "./sql.js";
+import type { Sql, SqlValue } from "./sql.js";
 
 interface MetaRow {
   note_id: string;
@@ -18,9 +18,91 @@ interface MetaRow {
   created_at: number;
   deleted: number;
   next_slide_n: number;
+  next_row_n: number;
 }
 
-const SLIDES_PER_INSERT = 16;
+/** SQLite here binds at most 100 values a statement. */
+const VALUES_PER_STATEMENT = 100;
+
+/**
+ * A tab's items in one table, `(tab_id, idx)` its primary key (idx the order
+ * key) and a unique index on `id`: a page is a range of the primary key, an
+ * item found by ID one lookup in the index.
+ */
+class SqlSequence<T extends { id: string }> implements Sequence<T> {
+  readonly #select: string;
+  readonly #insertRow: string;
+  readonly #perInsert: number;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly table: string,
+    /** The item's own columns, after tab_id, idx and id. */
+    private readonly columns: readonly string[],
+    private readonly encode: (item: T) => SqlValue[],
+    private readonly decode: (row: Record<string, SqlValue>) => T,
+  ) {
+    this.#select = `SELECT tab_id, idx, id, ${columns.join(", ")} FROM ${table}`;
+    this.#insertRow = `(${["?", "?", "?", ...columns.map(() => "?")].join(", ")})`;
+    this.#perInsert = Math.floor(VALUES_PER_STATEMENT / (3 + columns.length));
+  }
+
+  #item(row: Record<string, SqlValue>): Keyed<T> {
+    return { ...this.decode(row), id: row.id as string, key: row.idx as number };
+  }
+
+  all(tabId: string): Keyed<T>[] {
+    return this.sql.all<Record<string, SqlValue>>(`${this.#select} WHERE tab_id = ? ORDER BY idx`, tabId).map((row) => this.#item(row));
+  }
+  page(tabId: string, after: number | null, limit: number): Keyed<T>[] {
+    const rows =
+      after === null
+        ? this.sql.all<Record<string, SqlValue>>(`${this.#select} WHERE tab_id = ? ORDER BY idx LIMIT ?`, tabId, limit)
+        : this.sql.all<Record<string, SqlValue>>(`${this.#select} WHERE tab_id = ? AND idx > ? ORDER BY idx LIMIT ?`, tabId, after, limit);
+    return rows.map((row) => this.#item(row));
+  }
+  find(id: string): (Keyed<T> & { tab_id: string }) | null {
+    const row = this.sql.first<Record<string, SqlValue>>(`${this.#select} WHERE id = ?`, id);
+    return row === null ? null : { ...this.#item(row), tab_id: row.tab_id as string };
+  }
+  lastKey(tabId: string): number | null {
+    return this.sql.first<{ idx: number }>(`SELECT idx FROM ${this.table} WHERE tab_id = ? ORDER BY idx DESC LIMIT 1`, tabId)?.idx ?? null;
+  }
+  keyAfter(tabId: string, key: number | null): number | null {
+    const row =
+      key === null
+        ? this.sql.first<{ idx: number }>(`SELECT idx FROM ${this.table} WHERE tab_id = ? ORDER BY idx LIMIT 1`, tabId)
+        : this.sql.first<{ idx: number }>(`SELECT idx FROM ${this.table} WHERE tab_id = ? AND idx > ? ORDER BY idx LIMIT 1`, tabId, key);
+    return row?.idx ?? null;
+  }
+  insert(tabId: string, items: readonly Keyed<T>[]): void {
+    for (let start = 0; start < items.length; start += this.#perInsert) {
+      const chunk = items.slice(start, start + this.#perInsert);
+      const values = chunk.flatMap((item) => [tabId, item.key, item.id, ...this.encode(item)]);
+      this.sql.run(
+        `INSERT INTO ${this.table} (tab_id, idx, id, ${this.columns.join(", ")}) VALUES ${chunk.map(() => this.#insertRow).join(", ")}`,
+        ...values,
+      );
+    }
+  }
+  update(tabId: string, item: Keyed<T>): void {
+    const set = this.columns.map((column) => `${column} = ?`).join(", ");
+    this.sql.run(`UPDATE ${this.table} SET idx = ?, ${set} WHERE id = ? AND tab_id = ?`, item.key, ...this.encode(item), item.id, tabId);
+  }
+  remove(tabId: string, id: string): void {
+    this.sql.run(`DELETE FROM ${this.table} WHERE id = ? AND tab_id = ?`, id, tabId);
+  }
+  clear(tabId: string): void {
+    this.sql.run(`DELETE FROM ${this.table} WHERE tab_id = ?`, tabId);
+  }
+}
+
+const TAB_COLUMNS = "id, type, label, position, slide_count, row_count, columns";
+type TabSqlRow = Omit<TabRow, "columns"> & { columns: string };
+
+function tabRow(row: TabSqlRow): TabRow {
+  return { ...row, columns: JSON.parse(row.columns) as string[] };
+}
 
 /** Carries a failure result out of `transactionSync`, which rolls back only on a throw. */
 class RolledBack {
@@ -37,10 +119,28 @@ export class SqliteNoteStore implements NoteStore {
   /** Whether a committed operation queued directory entries the outbox has not handed out yet. */
   #queued = false;
 
+  readonly slides: Sequence<Slide>;
+  readonly rows: Sequence<SheetRow>;
+
   constructor(
     private readonly sql: Sql,
     private readonly storage: DurableObjectStorage,
-  ) {}
+  ) {
+    this.slides = new SqlSequence<Slide>(
+      sql,
+      "slides",
+      ["title", "body", "notes"],
+      (slide) => [slide.title, slide.body, slide.notes],
+      (row) => ({ id: row.id as string, title: row.title as string, body: row.body as string, notes: row.notes as string }),
+    );
+    this.rows = new SqlSequence<SheetRow>(
+      sql,
+      "sheet_rows",
+      ["cells"],
+      (row) => [JSON.stringify(row.cells)],
+      (row) => ({ id: row.id as string, cells: JSON.parse(row.cells as string) as Cells }),
+    );
+  }
 
   transaction<T>(fn: () => Result<T>): Result<T> {
     const queued = this.#queued;
@@ -79,18 +179,18 @@ export class SqliteNoteStore implements NoteStore {
 
   readMeta(): NoteMeta | null {
     const row = this.sql.first<MetaRow>(
-      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n FROM meta WHERE id = 1`,
+      `SELECT note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n, next_row_n FROM meta WHERE id = 1`,
     );
     return row === null ? null : { ...row, approved: row.approved === 1, deleted: row.deleted === 1 };
   }
 
   writeMeta(meta: NoteMeta): void {
     this.sql.run(
-      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO meta (id, note_id, title, version, approved, next_tab_n, tab_count, source_count, file_count, created_at, deleted, next_slide_n, next_row_n)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET title = excluded.title, version = excluded.version, approved = excluded.approved,
          next_tab_n = excluded.next_tab_n, tab_count = excluded.tab_count, source_count = excluded.source_count, file_count = excluded.file_count,
-         deleted = excluded.deleted, next_slide_n = excluded.next_slide_n`,
+         deleted = excluded.deleted, next_slide_n = excluded.next_slide_n, next_row_n = excluded.next_row_n`,
       meta.note_id,
       meta.title,
       meta.version,
@@ -102,6 +202,7 @@ export class SqliteNoteStore implements NoteStore {
       meta.created_at,
       meta.deleted ? 1 : 0,
       meta.next_slide_n,
+      meta.next_row_n,
     );
   }
 
@@ -116,46 +217,43 @@ export class SqliteNoteStore implements NoteStore {
   }
 
   tabs(): TabRow[] {
-    return this.sql.all<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs ORDER BY position, id`);
+    return this.sql.all<TabSqlRow>(`SELECT ${TAB_COLUMNS} FROM tabs ORDER BY position, id`).map(tabRow);
   }
   tab(id: string): TabRow | null {
-    return this.sql.first<TabRow>(`SELECT id, type, label, position, slide_count FROM tabs WHERE id = ?`, id);
+    const row = this.sql.first<TabSqlRow>(`SELECT ${TAB_COLUMNS} FROM tabs WHERE id = ?`, id);
+    return row === null ? null : tabRow(row);
   }
   insertTab(tab: TabRow): void {
     this.sql.run(
-      `INSERT INTO tabs (id, type, label, position, slide_count) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT INTO tabs (id, type, label, position, slide_count, row_count, columns) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       tab.id,
       tab.type,
       tab.label,
       tab.position,
       tab.slide_count,
+      tab.row_count,
+      JSON.stringify(tab.columns),
     );
   }
   updateTab(tab: TabRow): void {
-    this.sql.run(`UPDATE tabs SET label = ?, position = ?, slide_count = ? WHERE id = ?`, tab.label, tab.position, tab.slide_count, tab.id);
+    this.sql.run(
+      `UPDATE tabs SET label = ?, position = ?, slide_count = ?, row_count = ?, columns = ? WHERE id = ?`,
+      tab.label,
+      tab.position,
+      tab.slide_count,
+      tab.row_count,
+      JSON.stringify(tab.columns),
+      tab.id,
+    );
   }
   deleteTab(id: string): void {
-    this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, id);
+    this.slides.clear(id);
+    this.rows.clear(id);
     this.sql.run(`DELETE FROM tabs WHERE id = ?`, id);
   }
 
-  slides(tabId: string): Slide[] {
-    return this.sql.all<Slide>(`SELECT id, title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId);
-  }
-  slidePage(tabId: string, from: number, limit: number): Slide[] {
-    return this.sql.all<Slide>(`SELECT id, title, body, notes FROM slides WHERE tab_id = ? AND idx >= ? ORDER BY idx LIMIT ?`, tabId, from, limit);
-  }
-  appendSlides(tabId: string, first: number, slides: readonly Slide[]): void {
-    // Up to 16 rows a statement: 6 bound values a row, and SQLite here takes at most 100 a statement.
-    for (let start = 0; start < slides.length; start += SLIDES_PER_INSERT) {
-      const chunk = slides.slice(start, start + SLIDES_PER_INSERT);
-      const values = chunk.flatMap((slide, i) => [tabId, first + start + i, slide.title, slide.body, slide.notes, slide.id]);
-      this.sql.run(`INSERT INTO slides (tab_id, idx, title, body, notes, id) VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?)").join(", ")}`, ...values);
-    }
-  }
-  replaceSlides(tabId: string, slides: readonly Slide[]): void {
-    this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, tabId);
-    this.appendSlides(tabId, 0, slides);
+  slideTitled(tabId: string, title: string): boolean {
+    return this.sql.first(`SELECT 1 FROM slides WHERE tab_id = ? AND title = ? LIMIT 1`, tabId, title) !== null;
   }
 
   markdown(): string {

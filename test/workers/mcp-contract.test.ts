@@ -115,7 +115,11 @@ describe("tools/list through the SDK client", () => {
       const write = WRITES.has(tool.name);
       const inputObjects = objectSchemas(tool.inputSchema);
       expect(inputObjects.length, tool.name).toBeGreaterThan(0);
-      for (const object of inputObjects) expect(object.additionalProperties, tool.name).toBe(false);
+      // Closed: every object of named fields refuses others; a Sheet row's cells are a map of column names to values.
+      for (const object of inputObjects) {
+        if (object.properties === undefined) expect(object.propertyNames, tool.name).toBeDefined();
+        else expect(object.additionalProperties, tool.name).toBe(false);
+      }
       expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(!write);
       if (write) expect(tool.annotations?.destructiveHint, tool.name).toBe(true);

@@ -1,0 +1,169 @@
+/**
+ * A Sheet's columns and rows. Columns are names, appended, never renamed or
+ * removed here; rows hold cells (text or numbers) by column name, and each
+ * row has an exact ID as a slide does. The agent appends, updates and deletes
+ * rows by ID and adds columns; the person may also move a row.
+ */
+import type { RowOutput } from "./commands.js";
+import type { Issue } from "./errors.js";
+import { invalidArguments, limitExceeded } from "./errors.js";
+import { LIMITS } from "./limits.js";
+import { appendKeys, moveItem } from "./order.js";
+import { fail, ok, type Result } from "./result.js";
+import type { Cells, Keyed, NoteMeta, NoteStore, SheetRow, TabRow } from "./store.js";
+import type { TabEdit } from "./tab-edit.js";
+import { newRowId } from "./tab-id.js";
+
+const ROW_ID_HINT =
+  'Row IDs look like "row-12-mh8z1k2a": read_note_tab lists each row\'s id, and create_note_tab and edit_note_tab return row_ids. A row\'s index is not its ID.';
+
+/** The row with exactly this ID in this Sheet. Never an index. */
+export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {
+  const found = store.rows.find(rowId);
+  if (found !== null && found.tab_id === tab.id) return ok(found);
+  const what =
+    found !== null
+      ? `is a row of tab "${found.tab_id}", not of tab "${tab.id}"`
+      : /^\d+$/.test(rowId.trim())
+        ? "is a row index, not a row ID"
+        : `is no row of tab "${tab.id}"`;
+  return fail({ code: "row_not_found", message: `"${rowId}" ${what}. ${ROW_ID_HINT}`, tab_id: tab.id, row_id: rowId, hint: ROW_ID_HINT });
+}
+
+/** An issue for each cell whose name is no column of the Sheet. */
+export function unknownColumns(path: string, cells: Readonly<Record<string, unknown>>, columns: readonly string[]): Issue[] {
+  const known = new Set(columns);
+  const list = columns.length === 0 ? "it has no columns yet (columns_add adds some)" : `its columns are ${columns.map((c) => JSON.stringify(c)).join(", ")}`;
+  return Object.keys(cells)
+    .filter((name) => !known.has(name))
+    .map((name) => ({ path: `${path}[${JSON.stringify(name)}]`, problem: `no column ${JSON.stringify(name)} in this Sheet; ${list}` }));
+}
+
+/** The cells in the Sheet's column order, as stored and answered. */
+function inColumnOrder(cells: Readonly<Record<string, string | number | null>>, columns: readonly string[]): Cells {
+  // fromEntries, not assignment: a column named "__proto__" stays a cell.
+  return Object.fromEntries(columns.flatMap((name) => (Object.hasOwn(cells, name) && cells[name] !== null ? [[name, cells[name] as string | number]] : [])));
+}
+
+/**
+ * New rows as stored, each with the next row ID of this Note and the next key
+ * after `last` (the Sheet's last key, null for none). Returns them and the meta
+ * with the counter moved past them; the caller writes both.
+ */
+export function newRows(nowMs: number, meta: NoteMeta, given: readonly Cells[], columns: readonly string[], last: number | null): { rows: Keyed<SheetRow>[]; meta: NoteMeta } {
+  const keys = appendKeys(last, given.length);
+  const rows = given.map((cells, i) => ({ id: newRowId(meta.next_row_n + i, nowMs), key: keys[i] as number, cells: inColumnOrder(cells, columns) }));
+  return { rows, meta: { ...meta, next_row_n: meta.next_row_n + rows.length } };
+}
+
+/** Refuses cells of columns the Sheet does not have, naming each. */
+function knownColumns(path: string, rows: readonly Readonly<Record<string, unknown>>[], columns: readonly string[], indexed: boolean): Result<null> {
+  const issues = rows.flatMap((cells, i) => unknownColumns(indexed ? `${path}[${i}]` : path, cells, columns));
+  return issues.length === 0 ? ok(null) : fail(invalidArguments(issues));
+}
+
+/** Refuses more rows than a Sheet may hold. */
+export function roomForRows(tab: { id: string; row_count: number }, adding: number): Result<null> {
+  if (tab.row_count + adding <= LIMITS.rowsPerSheet) return ok(null);
+  return fail(limitExceeded("rows_per_sheet", LIMITS.rowsPerSheet, `Tab "${tab.id}" has ${tab.row_count} rows; ${adding} more would pass the limit`));
+}
+
+/** The edits of a Sheet, each row by exact row ID (tab-edit.ts runs them). */
+export const SHEET_EDITS = {
+  columns_add: {
+    tabType: "sheet",
+    fields: ["columns"],
+    validate: (i, checks) => checks.columns("columns", i.columns, 1, LIMITS.columnsPerSheet),
+    apply: (_ctx, meta, tab, i) => {
+      const adding = i.columns ?? [];
+      const issues = adding.flatMap((name, at) => (tab.columns.includes(name) ? [{ path: `columns[${at}]`, problem: `${JSON.stringify(name)} is already a column of this Sheet` }] : []));
+      if (issues.length > 0) return fail(invalidArguments(issues));
+      if (tab.columns.length + adding.length > LIMITS.columnsPerSheet) {
+        return fail(limitExceeded("columns_per_sheet", LIMITS.columnsPerSheet, `Tab "${tab.id}" has ${tab.columns.length} columns; ${adding.length} more would pass the limit`));
+      }
+      return ok({ meta, tab: { ...tab, columns: [...tab.columns, ...adding] }, ids: [], added: 0 });
+    },
+  },
+  rows_append: {
+    tabType: "sheet",
+    fields: ["rows"],
+    validate: (i, checks) => checks.rows("rows", i.rows, 1, LIMITS.rowsPerCall),
+    apply: (ctx, meta, tab, i) => {
+      const given = i.rows ?? [];
+      const known = knownColumns("rows", given, tab.columns, true);
+      if (!known.ok) return known;
+      const room = roomForRows(tab, given.length);
+      if (!room.ok) return room;
+      const { rows, meta: after } = newRows(ctx.now(), meta, given, tab.columns, ctx.store.rows.lastKey(tab.id));
+      ctx.store.rows.insert(tab.id, rows);
+      return ok({ meta: after, tab: { ...tab, row_count: tab.row_count + rows.length }, ids: rows.map((row) => row.id), added: rows.length });
+    },
+  },
+  row_update: {
+    tabType: "sheet",
+    fields: ["row_id", "cells"],
+    validate: (i, checks) => {
+      checks.itemId("row_id", i.row_id);
+      checks.cells("cells", i.cells, true);
+    },
+    apply: (ctx, meta, tab, i) => {
+      const cells = i.cells ?? {};
+      const known = knownColumns("cells", [cells], tab.columns, false);
+      if (!known.ok) return known;
+      const found = findRow(ctx.store, tab, i.row_id as string);
+      if (!found.ok) return found;
+      const row = found.value;
+      const updated = { ...row, cells: inColumnOrder({ ...row.cells, ...cells }, tab.columns) };
+      const same = JSON.stringify(updated.cells) === JSON.stringify(row.cells);
+      if (!same) ctx.store.rows.update(tab.id, updated);
+      return ok({ meta, tab, ids: [row.id], added: 0, unchanged: same });
+    },
+  },
+  row_delete: {
+    tabType: "sheet",
+    fields: ["row_id"],
+    validate: (i, checks) => checks.itemId("row_id", i.row_id),
+    apply: (ctx, meta, tab, i) => {
+      const found = findRow(ctx.store, tab, i.row_id as string);
+      if (!found.ok) return found;
+      ctx.store.rows.remove(tab.id, found.value.id);
+      return ok({ meta, tab: { ...tab, row_count: tab.row_count - 1 }, ids: [found.value.id], added: 0 });
+    },
+  },
+  row_move: {
+    tabType: "sheet",
+    fields: ["row_id", "after_id"],
+    validate: (i, checks) => {
+      checks.itemId("row_id", i.row_id);
+      checks.itemId("after_id", i.after_id, true);
+    },
+    apply: (ctx, meta, tab, i) => {
+      const found = findRow(ctx.store, tab, i.row_id as string);
+      if (!found.ok) return found;
+      const after = i.after_id === null || i.after_id === undefined ? ok(null) : findRow(ctx.store, tab, i.after_id);
+      if (!after.ok) return after;
+      const moved = moveItem(ctx.store.rows, tab.id, found.value, after.value, "after_id");
+      if (!moved.ok) return moved;
+      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value });
+    },
+  },
+} satisfies Record<string, TabEdit>;
+
+/**
+ * A page of a Sheet's rows after order key `after`: up to `limit` rows, fewer
+ * when their cells pass LIMITS.rowsPageChars (never fewer than one), and the
+ * key the next page starts after (null on the last page).
+ */
+export function rowsPage(store: NoteStore, tabId: string, after: number | null, limit: number, first: number): { rows: RowOutput[]; nextAfter: number | null } {
+  // One row past the page tells whether another follows.
+  const read = store.rows.page(tabId, after, limit + 1);
+  const rows: RowOutput[] = [];
+  let chars = 0;
+  for (const row of read.slice(0, limit)) {
+    chars += JSON.stringify(row.cells).length;
+    if (rows.length > 0 && chars > LIMITS.rowsPageChars) break;
+    rows.push({ id: row.id, index: first + rows.length, cells: row.cells });
+  }
+  const more = read.length > rows.length;
+  return { rows, nextAfter: more ? (read[rows.length - 1] as Keyed<SheetRow>).key : null };
+}
