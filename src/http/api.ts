@@ -42,7 +42,8 @@ const slide = z.strictObject({
 });
 
 const itemId = z.string().min(1).max(LIMITS.itemIdLength);
-const cell = z.union([z.string().max(LIMITS.cellLength), z.number()]);
+// A Sheet's sizes are the Note's limits (limit_exceeded), as for agents.
+const cell = z.union([z.string(), z.number()], { error: "must be text or a finite number" });
 
 const bodies = {
   create: z.strictObject({
@@ -69,13 +70,13 @@ const bodies = {
   // A slide's or a row's PATCH changes its content or moves it (after_id: the one it follows, null for first), not both.
   patchSlide: z
     .strictObject({ title: slide.shape.title.optional(), body: slide.shape.body, notes: slide.shape.notes, after_id: itemId.nullable().optional(), expected_version })
-    .refine((d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined), "give title, body or notes (to change the slide) or after_id (to move it), not both"),
+    .refine((d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined), "give title, body or notes (to change the slide), or after_id (to move it): one of the two"),
   itemChange: z.strictObject({ expected_version }),
-  columns: z.strictObject({ columns: z.array(z.string().min(1).max(LIMITS.columnNameLength)).min(1).max(LIMITS.columnsPerSheet), expected_version }),
-  rows: z.strictObject({ rows: z.array(z.record(z.string(), cell)).min(1).max(LIMITS.rowsPerCall), expected_version }),
+  columns: z.strictObject({ columns: z.array(z.string().min(1).max(LIMITS.columnNameLength)).min(1), expected_version }),
+  rows: z.strictObject({ rows: z.array(z.record(z.string(), cell)).min(1), expected_version }),
   patchRow: z
     .strictObject({ cells: z.record(z.string(), cell.nullable()).optional(), after_id: itemId.nullable().optional(), expected_version })
-    .refine((d) => (d.after_id === undefined) !== (d.cells === undefined), "give cells (to change the row) or after_id (to move it), not both"),
+    .refine((d) => (d.after_id === undefined) !== (d.cells === undefined), "give cells (to change the row), or after_id (to move it): one of the two"),
   markdown: z.strictObject({ text: z.string().max(LIMITS.markdownLength), expected_version }),
   // File metadata only: content and links are refused as unexpected fields.
   file: z.strictObject({

@@ -55,12 +55,13 @@ const itemId = (what: "slide" | "row", use: string) =>
     .max(LIMITS.itemIdLength)
     .describe(`${use}: the ${what}'s exact ID, e.g. "${what}-12-mh8z1k2a", from read_note_tab or a write's ${what}_ids. Never an index or a title.`);
 
+// A Sheet's sizes (cells, rows per call, columns) are limits the Note answers with limit_exceeded naming each, not schema bounds.
 const columnName = text().min(1).max(LIMITS.columnNameLength);
-const cell = z.union([text().max(LIMITS.cellLength), z.number()]);
+const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
 /** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
 const row = z.record(z.string().max(LIMITS.columnNameLength), cell);
-const newRows = z.array(row).min(1).max(LIMITS.rowsPerCall);
-const newColumns = z.array(columnName).min(1).max(LIMITS.columnsPerSheet);
+const newRows = z.array(row).min(1);
+const newColumns = z.array(columnName).min(1);
 
 export const inputs = {
   list_notes: z.strictObject({
@@ -96,7 +97,9 @@ export const inputs = {
     columns: newColumns.optional().describe(`sheet: the column names in order, 1 to ${LIMITS.columnsPerSheet}, each unique.`),
     rows: newRows
       .optional()
-      .describe(`sheet: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers), e.g. {"Name": "Ada", "Age": 36}; needs columns.`),
+      .describe(
+        `sheet: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text of up to ${LIMITS.cellLength} characters, or numbers), e.g. {"Name": "Ada", "Age": 36}; needs columns.`,
+      ),
   }),
   edit_note_tab: z.strictObject({
     note_id: noteId,
@@ -117,9 +120,9 @@ export const inputs = {
     rows: newRows.optional().describe(`rows_append: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers).`),
     row_id: itemId("row", "row_update, row_delete").optional(),
     cells: z
-      .record(z.string().max(LIMITS.columnNameLength), z.union([cell, z.null()]))
+      .record(z.string().max(LIMITS.columnNameLength), z.union([cell, z.null()], { error: "must be text, a finite number, or null to empty the cell" }))
       .optional()
-      .describe("row_update: the cells to set, by column name; cells left out are kept, null empties one."),
+      .describe(`row_update: the cells to set, by column name; cells left out are kept, null empties one. A cell holds up to ${LIMITS.cellLength} characters.`),
     columns: newColumns.optional().describe(`columns_add: column names to append, each new to the Sheet (at most ${LIMITS.columnsPerSheet} in all).`),
   }),
   add_note_source: z.strictObject({

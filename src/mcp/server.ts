@@ -23,7 +23,7 @@ import {
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
-import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
+import { fieldPath, invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
@@ -287,9 +287,6 @@ function unit(origin: string, count: number | bigint): string {
 
 function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
-  for (const part of path) {
-    if (typeof part === "number") out += `[${part}]`;
-    else out += out === "" ? String(part) : `.${String(part)}`;
-  }
+  for (const part of path) out = typeof part === "number" ? `${out}[${part}]` : fieldPath(out, String(part));
   return out === "" ? "(arguments)" : out;
 }

@@ -9,6 +9,16 @@ export interface Issue {
   problem: string;
 }
 
+/**
+ * A field's path under its parent: `parent.name` for a name like an
+ * identifier, `parent["Unit price"]` for any other (a Sheet's column names
+ * hold spaces, dots and quotes); the edge and the Note spell paths alike.
+ */
+export function fieldPath(parent: string, name: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return parent === "" ? name : `${parent}.${name}`;
+  return `${parent}[${JSON.stringify(name)}]`;
+}
+
 export type NoteError =
   | { code: "invalid_arguments"; message: string; issues: Issue[] }
   | { code: "note_not_found"; message: string; note_id: string }

@@ -6,7 +6,7 @@
  */
 import type { RowOutput } from "./commands.js";
 import type { Issue } from "./errors.js";
-import { invalidArguments, limitExceeded } from "./errors.js";
+import { fieldPath, invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { appendKeys, moveItem } from "./order.js";
 import { fail, ok, type Result } from "./result.js";
@@ -26,7 +26,7 @@ export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Ke
       ? `is a row of tab "${found.tab_id}", not of tab "${tab.id}"`
       : /^\d+$/.test(rowId.trim())
         ? "is a row index, not a row ID"
-        : `is no row of tab "${tab.id}"`;
+        : `is no row of tab "${tab.id}" (deleted, or never one)`;
   return fail({ code: "row_not_found", message: `"${rowId}" ${what}. ${ROW_ID_HINT}`, tab_id: tab.id, row_id: rowId, hint: ROW_ID_HINT });
 }
 
@@ -36,7 +36,7 @@ export function unknownColumns(path: string, cells: Readonly<Record<string, unkn
   const list = columns.length === 0 ? "it has no columns yet (columns_add adds some)" : `its columns are ${columns.map((c) => JSON.stringify(c)).join(", ")}`;
   return Object.keys(cells)
     .filter((name) => !known.has(name))
-    .map((name) => ({ path: `${path}[${JSON.stringify(name)}]`, problem: `no column ${JSON.stringify(name)} in this Sheet; ${list}` }));
+    .map((name) => ({ path: fieldPath(path, name), problem: `no column ${JSON.stringify(name)} in this Sheet; ${list}` }));
 }
 
 /** The cells in the Sheet's column order, as stored and answered. */

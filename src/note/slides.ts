@@ -32,7 +32,7 @@ export function findSlide(store: NoteStore, tab: TabRow, slideId: string): Resul
         ? "is a slide index, not a slide ID"
         : store.slideTitled(tab.id, slideId)
           ? "is a slide title, not a slide ID"
-          : `is no slide of tab "${tab.id}"`;
+          : `is no slide of tab "${tab.id}" (deleted, or never one)`;
   return fail({ code: "slide_not_found", message: `"${slideId}" ${what}. ${SLIDE_ID_HINT}`, tab_id: tab.id, slide_id: slideId, hint: SLIDE_ID_HINT });
 }
 

@@ -99,8 +99,12 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
       checks.rows("rows", i.rows, 1, LIMITS.rowsPerCall);
       if (i.tab_type === "slides") checks.add("rows", "only a Sheet can be created with rows");
       else if (i.columns === undefined) checks.add("rows", "rows need `columns`: name the Sheet's columns in this call");
-      else if (Array.isArray(i.rows) && Array.isArray(i.columns) && checks.issues.length === 0) {
-        i.rows.forEach((row, at) => unknownColumns(`rows[${at}]`, row as Record<string, unknown>, i.columns as string[]).forEach((issue) => checks.add(issue.path, issue.problem)));
+      else if (Array.isArray(i.rows) && Array.isArray(i.columns)) {
+        const columns = i.columns.filter((name): name is string => typeof name === "string");
+        i.rows.forEach((row: unknown, at) => {
+          if (typeof row !== "object" || row === null || Array.isArray(row)) return;
+          for (const issue of unknownColumns(`rows[${at}]`, row as Record<string, unknown>, columns)) checks.add(issue.path, issue.problem);
+        });
       }
     }
   },

@@ -4,7 +4,7 @@
  * caller that skipped the edge (the simulations, an RPC client, a bug) cannot
  * write what the edge would refuse.
  */
-import { invalidArguments, type Issue } from "./errors.js";
+import { fieldPath, invalidArguments, limitExceeded, type Issue, type NoteError } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, type Result } from "./result.js";
 import { invisible, loneSurrogateAt, notWellFormed } from "./unicode.js";
@@ -26,14 +26,22 @@ interface TextRules {
 
 export class Checks {
   readonly issues: Issue[] = [];
+  /** The first limit a well-formed argument passed (a Sheet's sizes): told only when nothing else is wrong. */
+  #limit: NoteError | null = null;
 
   add(path: string, problem: string): void {
     this.issues.push({ path, problem });
   }
 
-  /** `invalid_arguments` naming every issue found, or null when there are none. */
+  /** A limit of the README's table passed: `limit_exceeded` naming it, unless an argument is also malformed. */
+  limit(name: string, max: number, what: string): void {
+    this.#limit ??= limitExceeded(name, max, what);
+  }
+
+  /** `invalid_arguments` naming every issue found, else the limit passed, or null when all is well. */
   failure(): Result<never> | null {
-    return this.issues.length === 0 ? null : fail(invalidArguments(this.issues));
+    if (this.issues.length > 0) return fail(invalidArguments(this.issues));
+    return this.#limit === null ? null : fail(this.#limit);
   }
 
   /** A text field: well-formed Unicode within `max` characters, no control characters but tab and newlines. */
@@ -127,7 +135,7 @@ export class Checks {
   columns(path: string, value: unknown, min: number, max: number): void {
     if (!Array.isArray(value)) return this.add(path, value === undefined ? "required" : "must be a list of column names");
     if (value.length < min) this.add(path, `at least ${min} column${min === 1 ? "" : "s"}`);
-    if (value.length > max) return this.add(path, `at most ${max} columns (got ${value.length})`);
+    if (value.length > max) return this.limit("columns_per_sheet", max, `${path} names ${value.length} columns`);
     const seen = new Set<unknown>();
     value.forEach((name: unknown, i) => {
       this.text(`${path}[${i}]`, name, LIMITS.columnNameLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
@@ -142,7 +150,7 @@ export class Checks {
   rows(path: string, value: unknown, min: number, max: number): void {
     if (!Array.isArray(value)) return this.add(path, value === undefined ? "required" : "must be a list of rows, each an object of cells by column name");
     if (value.length < min) this.add(path, `at least ${min} row${min === 1 ? "" : "s"}`);
-    if (value.length > max) return this.add(path, `at most ${max} rows (got ${value.length})`);
+    if (value.length > max) return this.limit("rows_per_call", max, `${path} holds ${value.length} rows; send them in calls of at most ${max}`);
     value.forEach((row: unknown, i) => this.cells(`${path}[${i}]`, row, false));
   }
 
@@ -159,12 +167,15 @@ export class Checks {
     if (names.length === 0) return this.add(path, "at least one cell");
     if (names.length > LIMITS.columnsPerSheet) return this.add(path, `at most ${LIMITS.columnsPerSheet} cells, one a column`);
     for (const name of names) {
-      const at = `${path}[${JSON.stringify(name)}]`;
+      const at = fieldPath(path, name);
       const cell = (value as Record<string, unknown>)[name];
       if (name.length > LIMITS.columnNameLength) this.add(at, `is no column name (at most ${LIMITS.columnNameLength} characters)`);
       else if (typeof cell === "number") {
         if (!Number.isFinite(cell)) this.add(at, "must be a finite number");
-      } else if (typeof cell === "string") this.text(at, cell, LIMITS.cellLength);
+      } else if (typeof cell === "string") {
+        if (cell.length > LIMITS.cellLength) this.limit("cell_length", LIMITS.cellLength, `${at} holds ${cell.length} characters`);
+        else this.text(at, cell, LIMITS.cellLength);
+      }
       else if (!(nullable && cell === null)) this.add(at, nullable ? "must be text, a number, or null to empty the cell" : "must be text or a number");
     }
   }
