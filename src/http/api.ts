@@ -12,6 +12,7 @@ import { noteId as noteIdSchema } from "../mcp/schemas.js";
 import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
+import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
 import { LIMITS } from "../note/limits.js";
 import { clip } from "../note/unicode.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
@@ -99,7 +100,7 @@ const queries = {
   }),
   tab: z.strictObject({
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.rowsPageSize)).optional(),
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: z.string().min(1).max(ITEMS_CURSOR_LENGTH).optional(),
   }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),

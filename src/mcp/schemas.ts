@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { AGENT_EDITS, type Output } from "../note/commands.js";
+import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
 import { LIMITS } from "../note/limits.js";
 import { loneSurrogateAt, notWellFormed } from "../note/unicode.js";
 
@@ -85,7 +86,7 @@ export const inputs = {
       .describe(
         `Items per page: slides of a slides tab, 1 to ${LIMITS.slidesPageSize} (default ${LIMITS.slidesPageSize}); rows of a Sheet, 1 to ${LIMITS.rowsPageSize} (default ${LIMITS.rowsPageDefault}). Not for the markdown tab, which is read whole.`,
       ),
-    cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
+    cursor: text().min(1).max(ITEMS_CURSOR_LENGTH).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
   }),
   create_note_tab: z.strictObject({
     note_id: noteId,

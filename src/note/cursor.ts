@@ -36,19 +36,29 @@ export function decodeNotesCursor(user: string, cursor: string): string | null {
 
 /**
  * A cursor into a deck's slides or a Sheet's rows, bound to the Note and the
- * tab: the order key after which the next page starts, and how many items came
- * before it (the next page's first index). A slide or row deleted or added
- * between two pages neither repeats nor hides another.
+ * tab: the last item the page showed (its ID and its order key then), and
+ * how many items came before the next page (its first index). A slide or row
+ * added or deleted between two pages neither repeats nor hides another.
  */
-export function encodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", after: number, count: number): string {
-  return seal(`${noteId}/${tabId}`, `${kind}.${after}.${count}`);
+export interface ItemsCursor {
+  after: number;
+  count: number;
+  lastId: string;
+}
+
+export function encodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", cursor: ItemsCursor): string {
+  return seal(`${noteId}/${tabId}`, `${kind}.${cursor.after}.${cursor.count}.${cursor.lastId}`);
 }
 
 /** Where the next page of this tab starts, or null for a cursor not issued for this Note's tab and kind of items. */
-export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", cursor: string): { after: number; count: number } | null {
-  const match = /^(slides|rows)\.(-?\d{1,16})\.(\d{1,6})$/.exec(open(`${noteId}/${tabId}`, cursor, 64) ?? "");
-  return match === null || match[1] !== kind ? null : { after: Number(match[2]), count: Number(match[3]) };
+export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" | "rows", cursor: string): ItemsCursor | null {
+  // Slide and row IDs are `slide-{n}-{base36}` and `row-{n}-{base36}` (tab-id.ts).
+  const match = /^(slides|rows)\.(-?\d{1,16})\.(\d{1,6})\.([a-z0-9-]{1,100})$/.exec(open(`${noteId}/${tabId}`, cursor, ITEMS_CURSOR_LENGTH) ?? "");
+  return match === null || match[1] !== kind ? null : { after: Number(match[2]), count: Number(match[3]), lastId: match[4] as string };
 }
+
+/** An items cursor as a caller may send it: a 100-character ID gives one of about 190. */
+export const ITEMS_CURSOR_LENGTH = 200;
 
 /** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */
 function seal(scope: string, body: string): string {

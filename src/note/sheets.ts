@@ -152,9 +152,9 @@ export const SHEET_EDITS = {
 /**
  * A page of a Sheet's rows after order key `after`: up to `limit` rows, fewer
  * when their cells pass LIMITS.rowsPageChars (never fewer than one), and the
- * key the next page starts after (null on the last page).
+ * row the next page starts after (null on the last page).
  */
-export function rowsPage(store: NoteStore, tabId: string, after: number | null, limit: number, first: number): { rows: RowOutput[]; nextAfter: number | null } {
+export function rowsPage(store: NoteStore, tabId: string, after: number | null, limit: number, first: number): { rows: RowOutput[]; last: Keyed<SheetRow> | null } {
   // One row past the page tells whether another follows.
   const read = store.rows.page(tabId, after, limit + 1);
   const rows: RowOutput[] = [];
@@ -165,5 +165,5 @@ export function rowsPage(store: NoteStore, tabId: string, after: number | null, 
     rows.push({ id: row.id, index: first + rows.length, cells: row.cells });
   }
   const more = read.length > rows.length;
-  return { rows, nextAfter: more ? (read[rows.length - 1] as Keyed<SheetRow>).key : null };
+  return { rows, last: more ? (read[rows.length - 1] as Keyed<SheetRow>) : null };
 }

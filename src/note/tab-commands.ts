@@ -7,13 +7,14 @@ import { openNote } from "./access.js";
 import type { Caller, Input, TabContent, TabList } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments, wrongTabType } from "./errors.js";
-import { decodeItemsCursor, encodeItemsCursor } from "./cursor.js";
+import { decodeItemsCursor, encodeItemsCursor, ITEMS_CURSOR_LENGTH, type ItemsCursor } from "./cursor.js";
 import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { newRows, rowsPage, unknownColumns } from "./sheets.js";
 import { newSlides, numbered } from "./slides.js";
+import type { NoteStore, TabRow } from "./store.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
 import { Checks, fields, noFields } from "./validate.js";
@@ -41,7 +42,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
   checks.onlyFields(given.value, ["tab_id", "limit", "cursor"]);
   checks.tabId("tab_id", tabId);
   checks.integer("limit", limit, 1, LIMITS.rowsPageSize);
-  if (cursor !== undefined) checks.text("cursor", cursor, 64, { nonBlank: true });
+  if (cursor !== undefined) checks.text("cursor", cursor, ITEMS_CURSOR_LENGTH, { nonBlank: true });
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
   const opened = openNote(ctx, caller);
@@ -54,21 +55,21 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
     const kind = tab.type === "slides" ? "slides" : "rows";
     const max = tab.type === "slides" ? LIMITS.slidesPageSize : LIMITS.rowsPageSize;
     if (typeof limit === "number" && limit > max) return fail(invalidArguments([{ path: "limit", problem: `must be at most ${max} for a ${tab.type} tab` }]));
-    const from = cursor === undefined ? { after: null, count: 0 } : decodeItemsCursor(ctx.id, tab.id, kind, cursor as string);
+    const from = cursor === undefined ? { after: null, count: 0 } : resume(ctx.store, tab, kind, decodeItemsCursor(ctx.id, tab.id, kind, cursor as string));
     if (from === null) {
       return fail(invalidArguments([{ path: "cursor", problem: "not a cursor read_note_tab issued for this tab; pass next_cursor exactly as returned, or omit it to start over" }]));
     }
-    const cursorAfter = (key: number | null, count: number) => (key === null ? null : encodeItemsCursor(ctx.id, tab.id, kind, key, count));
+    const cursorAfter = (last: { key: number; id: string } | null, count: number) =>
+      last === null ? null : encodeItemsCursor(ctx.id, tab.id, kind, { after: last.key, count, lastId: last.id });
     if (tab.type === "sheet") {
       const page = rowsPage(ctx.store, tab.id, from.after, (limit as number | undefined) ?? LIMITS.rowsPageDefault, from.count);
-      return ok({ ...base, columns: tab.columns, rows: page.rows, next_cursor: cursorAfter(page.nextAfter, from.count + page.rows.length) });
+      return ok({ ...base, columns: tab.columns, rows: page.rows, next_cursor: cursorAfter(page.last, from.count + page.rows.length) });
     }
     const size = (limit as number | undefined) ?? LIMITS.slidesPageSize;
     // One row past the page tells whether another follows.
     const rows = ctx.store.slides.page(tab.id, from.after, size + 1);
     const page = rows.slice(0, size);
-    const more = rows.length > size ? (page.at(-1)?.key ?? null) : null;
-    return ok({ ...base, slides: numbered(page, from.count), next_cursor: cursorAfter(more, from.count + page.length) });
+    return ok({ ...base, slides: numbered(page, from.count), next_cursor: cursorAfter(rows.length > size ? (page.at(-1) ?? null) : null, from.count + page.length) });
   }
   if (tab.type === "markdown") {
     const paging = (["limit", "cursor"] as const).filter((name) => given.value[name] !== undefined);
@@ -76,6 +77,18 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
     return ok({ ...base, text: ctx.store.markdown() });
   }
   return fail(wrongTabType(tab, ["slides", "sheet", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides, Sheet and markdown tabs. Use list_note_attachments for its items.`));
+}
+
+/**
+ * Where a page after this cursor starts: after its last item, wherever that
+ * item's key is now (a person's move that found no free key gives the whole
+ * tab new keys: src/note/order.ts), or after the key it had when that item is
+ * gone. Null for a cursor not issued for this tab.
+ */
+function resume(store: NoteStore, tab: TabRow, kind: "slides" | "rows", cursor: ItemsCursor | null): { after: number; count: number } | null {
+  if (cursor === null) return null;
+  const last = (kind === "slides" ? store.slides : store.rows).find(cursor.lastId);
+  return { after: last !== null && last.tab_id === tab.id ? last.key : cursor.after, count: cursor.count };
 }
 
 /** `create_note_tab`: a Slides tab with an optional outline, or a Sheet with optional columns and rows, at the end of the strip. */
