@@ -345,6 +345,34 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     expect(empty.body.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "cells", problem: "at least one cell" }] });
   });
 
+  it("a wrong tab type, an unknown tab, a column named __proto__, a version given twice or an unknown parameter is refused, naming it", async () => {
+    const s = await deck(1);
+    const r = await sheet(1);
+    const onSheet = `/notes/${r.noteId}/tabs/${r.tab}`;
+    const wrongType = await refused(r.noteId, "POST", `${onSheet}/slides`, { slides: [{ title: "x" }] });
+    expect(wrongType).toMatchObject({ status: 422, body: { error: { code: "wrong_tab_type", tab_id: r.tab, expected: ["slides"] } } });
+    const onDeck = await refused(s.noteId, "PATCH", `/notes/${s.noteId}/tabs/${s.tab}/rows/${r.ids[0]}`, { cells: { n: 1 } });
+    expect(onDeck).toMatchObject({ status: 422, body: { error: { code: "wrong_tab_type", tab_id: s.tab, expected: ["sheet"] } } });
+    const noTab = await refused(s.noteId, "DELETE", `/notes/${s.noteId}/tabs/slides-99-x/slides/${s.ids[0]}`);
+    expect(noTab).toMatchObject({ status: 404, body: { error: { code: "tab_not_found", tab_id: "slides-99-x" } } });
+
+    const cases: [string, string, unknown, string][] = [
+      ["POST", `${onSheet}/columns`, { columns: ["__proto__"] }, "columns[0]"],
+      // JSON can carry a "__proto__" key that a parsed object would drop: it is refused, not lost.
+      ["POST", `${onSheet}/rows`, JSON.parse('{"rows": [{"name": "x", "__proto__": "y"}]}'), "rows[0].__proto__"],
+      ["POST", `${onSheet}/columns`, { columns: ["name"] }, "columns[0]"],
+      ["POST", `${onSheet}/rows`, { rows: [{ nope: 1 }] }, `rows[0]["nope"]`],
+      ["DELETE", `${onSheet}/rows/${r.ids[0]}?expected_version=${r.version}`, { expected_version: r.version }, "expected_version"],
+      ["PATCH", `${onSheet}/rows/${r.ids[0]}?after_id=x`, { cells: { n: 2 } }, "after_id"],
+    ];
+    for (const [method, path, body, named] of cases) {
+      const answer = await refused(r.noteId, method, path, body);
+      expect({ path, status: answer.status, code: answer.body.error.code, paths: answer.body.error.issues.map((i: { path: string }) => i.path) }).toEqual({
+        path, status: 400, code: "invalid_arguments", paths: [named],
+      });
+    }
+  });
+
   it("a method a path does not take is 405 with Allow", async () => {
     const s = await deck(1);
     const r = await sheet(1);
