@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dumpDatabase } from "../support/dump.js";
-import { api, newNote, signInEveryone, type ApiAnswer } from "../support/workers.js";
+import { api, fetchWorker, newNote, signInEveryone, TOKENS, type ApiAnswer } from "../support/workers.js";
 
 beforeAll(signInEveryone);
 
@@ -390,5 +390,8 @@ describe("the person's refused edits leave the Note byte-identical", () => {
       expect({ method, path, status: answer.status, code: answer.body.error.code }).toEqual({ method, path, status: 405, code: "method_not_allowed" });
       expect(answer.body.error.message).toContain(`it takes ${allow}`);
     }
+    const raw = await fetchWorker(`/api/v1/notes/${s.noteId}/tabs/${s.tab}/slides/${s.ids[0]}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKENS.app}` } });
+    expect(raw.status).toBe(405);
+    expect(raw.headers.get("Allow")).toBe("PATCH, DELETE");
   });
 });
