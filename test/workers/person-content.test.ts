@@ -294,36 +294,37 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     }
   });
 
-  it("a slide or row ID the tab does not have is 404 slide_not_found or row_not_found, naming it", async () => {
+  it("a slide or row ID the tab does not have is 404 slide_not_found or row_not_found, naming it and what it is instead", async () => {
     const s = await deck(2);
     const r = await sheet(2);
-    const other = await deck(1);
-    const slidePaths: [string, string, unknown?][] = [
-      ["PATCH", `/slides/slide-999-x`, { body: "x" }],
-      ["PATCH", `/slides/0`, { after_id: null }],
-      ["PATCH", `/slides/S1`, { title: "x" }],
-      ["PATCH", `/slides/${s.ids[0]}`, { after_id: "slide-999-x" }],
-      ["PATCH", `/slides/${other.ids[0]}`, { body: "x" }],
-      ["DELETE", `/slides/slide-999-x`],
+    // A second deck in the same Note: its slide is no slide of the first.
+    const other = (await api("POST", `/notes/${s.noteId}/tabs`, { tab_type: "slides", label: "Other" })).body.tab.id as string;
+    const elsewhere = (await api("POST", `/notes/${s.noteId}/tabs/${other}/slides`, { slides: [{ title: "E" }] })).body.slide_ids[0] as string;
+    const slideCases: [string, string, unknown, string, string][] = [
+      ["PATCH", "slide-999-x", { body: "x" }, "slide-999-x", "is no slide of tab"],
+      ["PATCH", "0", { after_id: null }, "0", "is a slide index, not a slide ID"],
+      ["PATCH", "S1", { title: "x" }, "S1", "is a slide title, not a slide ID"],
+      ["PATCH", s.ids[0] as string, { after_id: "slide-999-x" }, "slide-999-x", "is no slide of tab"],
+      ["PATCH", s.ids[0] as string, { after_id: elsewhere }, elsewhere, `is a slide of tab "${other}"`],
+      ["PATCH", elsewhere, { body: "x" }, elsewhere, `is a slide of tab "${other}"`],
+      ["DELETE", "slide-999-x", undefined, "slide-999-x", "is no slide of tab"],
     ];
-    for (const [method, path, body] of slidePaths) {
-      const answer = await refused(s.noteId, method, `/notes/${s.noteId}/tabs/${s.tab}${path}`, body);
-      const named = path.includes("after") || (body as { after_id?: string } | undefined)?.after_id === "slide-999-x" ? "slide-999-x" : decodeURIComponent(path.split("/")[2] as string);
-      expect({ path, status: answer.status, error: answer.body.error }).toMatchObject({
-        path, status: 404, error: { code: "slide_not_found", tab_id: s.tab, slide_id: named, hint: expect.stringContaining("Slide IDs") },
+    for (const [method, slide, body, named, what] of slideCases) {
+      const answer = await refused(s.noteId, method, `/notes/${s.noteId}/tabs/${s.tab}/slides/${slide}`, body);
+      expect({ slide, body, status: answer.status, error: answer.body.error }).toMatchObject({
+        slide, body, status: 404, error: { code: "slide_not_found", tab_id: s.tab, slide_id: named, message: expect.stringContaining(what), hint: expect.stringContaining("Slide IDs") },
       });
     }
-    const rowPaths: [string, string, unknown?][] = [
-      ["PATCH", `/rows/row-999-x`, { cells: { n: 1 } }],
-      ["PATCH", `/rows/1`, { after_id: null }],
-      ["PATCH", `/rows/${r.ids[0]}`, { after_id: "row-999-x" }],
-      ["DELETE", `/rows/row-999-x`],
+    const rowCases: [string, string, unknown, string, string][] = [
+      ["PATCH", "row-999-x", { cells: { n: 1 } }, "row-999-x", "is no row of tab"],
+      ["PATCH", "1", { after_id: null }, "1", "is a row index, not a row ID"],
+      ["PATCH", r.ids[0] as string, { after_id: "row-999-x" }, "row-999-x", "is no row of tab"],
+      ["DELETE", "row-999-x", undefined, "row-999-x", "is no row of tab"],
     ];
-    for (const [method, path, body] of rowPaths) {
-      const answer = await refused(r.noteId, method, `/notes/${r.noteId}/tabs/${r.tab}${path}`, body);
-      const named = (body as { after_id?: string } | undefined)?.after_id === "row-999-x" ? "row-999-x" : (path.split("/")[2] as string);
-      expect({ path, status: answer.status, error: answer.body.error }).toMatchObject({
-        path, status: 404, error: { code: "row_not_found", tab_id: r.tab, row_id: named, hint: expect.stringContaining("Row IDs") },
+    for (const [method, row, body, named, what] of rowCases) {
+      const answer = await refused(r.noteId, method, `/notes/${r.noteId}/tabs/${r.tab}/rows/${row}`, body);
+      expect({ row, body, status: answer.status, error: answer.body.error }).toMatchObject({
+        row, body, status: 404, error: { code: "row_not_found", tab_id: r.tab, row_id: named, message: expect.stringContaining(what), hint: expect.stringContaining("Row IDs") },
       });
     }
   });
