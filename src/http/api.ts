@@ -146,6 +146,7 @@ async function run<K extends CommandName>(
 function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
   const told: NoteError = { ...error, message: inApiTerms(error.message) };
   if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: inApiTerms(issue.problem) }));
+  if ("hint" in told) told.hint = inApiTerms(told.hint);
   return c.json({ error: told }, STATUS[error.code]);
 }
 
@@ -153,7 +154,7 @@ function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
 const TOOL_ROUTES: Readonly<Record<string, string>> = {
   list_notes: "GET /api/v1/notes",
   list_note_tabs: "GET /api/v1/notes/{note_id}",
-  read_note_tab: "GET /api/v1/notes/{note_id}",
+  read_note_tab: "GET /api/v1/notes/{note_id}/tabs/{tab_id}",
 };
 
 function inApiTerms(message: string): string {

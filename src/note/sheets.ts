@@ -15,7 +15,7 @@ import type { TabEdit } from "./tab-edit.js";
 import { newRowId } from "./tab-id.js";
 
 const ROW_ID_HINT =
-  'Row IDs look like "row-12-mh8z1k2a": read_note_tab lists each row\'s id, and create_note_tab and edit_note_tab return row_ids. A row\'s index is not its ID.';
+  'Row IDs look like "row-12-mh8z1k2a": read_note_tab lists each row\'s id, and every write that adds rows answers their row_ids. A row\'s index is not its ID.';
 
 /** The row with exactly this ID in this Sheet. Never an index. */
 export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {

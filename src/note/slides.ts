@@ -17,7 +17,7 @@ import { findTab, summary } from "./tabs.js";
 import { SLIDE_FIELDS } from "./validate.js";
 
 const SLIDE_ID_HINT =
-  'Slide IDs look like "slide-12-mh8z1k2a": read_note_tab lists each slide\'s id, and create_note_tab and edit_note_tab return slide_ids. ' +
+  'Slide IDs look like "slide-12-mh8z1k2a": read_note_tab lists each slide\'s id, and every write that adds slides answers their slide_ids. ' +
   "A slide's index or title is not its ID.";
 
 /** The slide with exactly this ID in this deck. Never an index, never a title. */
