@@ -260,6 +260,30 @@ describe("the person's Sheet edits", () => {
     expect(read.map((r) => [r.id, r.cells])).toEqual(order.map((id) => [id, { name: `R${ids.indexOf(id)}`, n: ids.indexOf(id) }]));
   });
 
+  it("a page read before a re-key continues after its last row: every row once, none repeated", async () => {
+    const { noteId, tab, ids } = await sheet(14);
+    const first = await api("GET", `/notes/${noteId}/tabs/${tab}?limit=3`);
+    expect(first.body.rows.map((r: { id: string }) => r.id)).toEqual(ids.slice(0, 3));
+    // Twelve moves of rows the page has not reached into the gap after R9: the 11th or 12th re-keys the whole Sheet.
+    const before = await keysOf(noteId, "sheet_rows");
+    for (let i = 0; i < 12; i++) {
+      const id = ids[13 - (i % 3)] as string;
+      const after = (await rowOrder(noteId, tab))[9] as string;
+      if (id !== after) expect((await api("PATCH", `/notes/${noteId}/tabs/${tab}/rows/${id}`, { after_id: after })).status).toBe(200);
+    }
+    const keys = await keysOf(noteId, "sheet_rows");
+    expect(keys[ids[0] as string]).not.toBe(before[ids[0] as string]); // re-keyed: every key moved above the cursor's
+    const rest: { id: string; index: number }[] = [];
+    let cursor: string | null = first.body.next_cursor;
+    while (cursor !== null) {
+      const page: ApiAnswer = await api("GET", `/notes/${noteId}/tabs/${tab}?limit=4&cursor=${encodeURIComponent(cursor)}`);
+      rest.push(...page.body.rows);
+      cursor = page.body.next_cursor;
+    }
+    expect(rest.map((r) => r.id)).toEqual((await rowOrder(noteId, tab)).slice(3));
+    expect(rest.map((r) => r.index)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+  });
+
   it("refuses a row moved after itself, naming after_id, and leaves the Note byte-identical", async () => {
     const { noteId, tab, ids } = await sheet(3);
     const answer = await refused(noteId, "PATCH", `/notes/${noteId}/tabs/${tab}/rows/${ids[2]}`, { after_id: ids[2] });
@@ -335,12 +359,12 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     for (const body of [{ title: "x", after_id: s.ids[1] }, { body: "x", after_id: null }, {}, { expected_version: s.version }]) {
       const answer = await refused(s.noteId, "PATCH", `/notes/${s.noteId}/tabs/${s.tab}/slides/${s.ids[0]}`, body);
       expect({ body, status: answer.status, code: answer.body.error.code }).toEqual({ body, status: 400, code: "invalid_arguments" });
-      expect(answer.body.error.message).toContain("not both");
+      expect(answer.body.error.message).toContain("one of the two");
     }
     for (const body of [{ cells: { n: 1 }, after_id: r.ids[1] }, { cells: {}, after_id: null }, {}]) {
       const answer = await refused(r.noteId, "PATCH", `/notes/${r.noteId}/tabs/${r.tab}/rows/${r.ids[0]}`, body);
       expect({ body, status: answer.status, code: answer.body.error.code }).toEqual({ body, status: 400, code: "invalid_arguments" });
-      expect(answer.body.error.message).toContain("not both");
+      expect(answer.body.error.message).toContain("one of the two");
     }
     const empty = await refused(r.noteId, "PATCH", `/notes/${r.noteId}/tabs/${r.tab}/rows/${r.ids[0]}`, { cells: {} });
     expect(empty.body.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "cells", problem: "at least one cell" }] });
@@ -362,7 +386,7 @@ describe("the person's refused edits leave the Note byte-identical", () => {
       // JSON can carry a "__proto__" key that a parsed object would drop: it is refused, not lost.
       ["POST", `${onSheet}/rows`, JSON.parse('{"rows": [{"name": "x", "__proto__": "y"}]}'), "rows[0].__proto__"],
       ["POST", `${onSheet}/columns`, { columns: ["name"] }, "columns[0]"],
-      ["POST", `${onSheet}/rows`, { rows: [{ nope: 1 }] }, `rows[0]["nope"]`],
+      ["POST", `${onSheet}/rows`, { rows: [{ nope: 1 }] }, "rows[0].nope"],
       ["DELETE", `${onSheet}/rows/${r.ids[0]}?expected_version=${r.version}`, { expected_version: r.version }, "expected_version"],
       ["PATCH", `${onSheet}/rows/${r.ids[0]}?after_id=x`, { cells: { n: 2 } }, "after_id"],
     ];
