@@ -58,9 +58,13 @@ const itemId = (what: "slide" | "row", use: string) =>
 
 // A Sheet's sizes (cells, rows per call, columns) are limits the Note answers with limit_exceeded naming each, not schema bounds.
 const columnName = text().min(1).max(LIMITS.columnNameLength);
+// Without a message of its own a union answers "Invalid input", which tells a model nothing to fix.
 const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
+/** Cells by column name; a name no column can have is refused as the Note words it. */
+const cellsOf = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().max(LIMITS.columnNameLength), value, { error: `is no column name (at most ${LIMITS.columnNameLength} characters)` });
 /** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
-const row = z.record(z.string().max(LIMITS.columnNameLength), cell);
+const row = cellsOf(cell);
 const newRows = z.array(row).min(1);
 const newColumns = z.array(columnName).min(1);
 
@@ -120,8 +124,7 @@ export const inputs = {
     slide_id: itemId("slide", "slide_update, slide_delete").optional(),
     rows: newRows.optional().describe(`rows_append: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers).`),
     row_id: itemId("row", "row_update, row_delete").optional(),
-    cells: z
-      .record(z.string().max(LIMITS.columnNameLength), z.union([cell, z.null()], { error: "must be text, a finite number, or null to empty the cell" }))
+    cells: cellsOf(z.union([cell, z.null()], { error: "must be text, a finite number, or null to empty the cell" }))
       .optional()
       .describe(`row_update: the cells to set, by column name; cells left out are kept, null empties one. A cell holds up to ${LIMITS.cellLength} characters.`),
     columns: newColumns.optional().describe(`columns_add: column names to append, each new to the Sheet (at most ${LIMITS.columnsPerSheet} in all).`),
