@@ -219,15 +219,9 @@ export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): 
     if (proto.length > 0) return { ok: false, error: invalidArguments(proto.map((path) => ({ path, problem: 'nothing can be named "__proto__"' }))) };
     return { ok: true, value: parsed.data };
   }
-  const issues = telling(parsed.error.issues).flatMap(toIssues);
-  // Every problem a model can fix in one go, but not 20,000 unexpected keys echoed back.
-  if (issues.length > MAX_ISSUES) {
-    issues.splice(MAX_ISSUES, Infinity, { path: "(arguments)", problem: `and ${issues.length - MAX_ISSUES} more problems` });
-  }
-  return { ok: false, error: invalidArguments(issues) };
+  // invalidArguments lists the first 50 problems and counts the rest.
+  return { ok: false, error: invalidArguments(telling(parsed.error.issues).flatMap(toIssues)) };
 }
-
-const MAX_ISSUES = 50;
 
 /** The path of every own `__proto__` key in a JSON value: JSON can carry one, but a parsed object does not keep it. */
 function protoKeys(value: unknown, path: PropertyKey[]): string[] {

@@ -33,7 +33,12 @@ export type NoteError =
   | { code: "invalid_url"; message: string; url: string; reason: string }
   | { code: "limit_exceeded"; message: string; limit: string; max: number };
 
-export function invalidArguments(issues: Issue[]): NoteError {
+/** The issues an error lists at most, then a count of the rest. */
+const MAX_ISSUES = 50;
+
+export function invalidArguments(all: Issue[]): NoteError {
+  // Every problem a model can fix in one go, but not one for each cell of 500 rows echoed back (megabytes, past what RPC carries).
+  const issues = all.length <= MAX_ISSUES ? all : [...all.slice(0, MAX_ISSUES), { path: "(arguments)", problem: `and ${all.length - MAX_ISSUES} more problems` }];
   const list = issues.map((i) => `${i.path}: ${i.problem}`).join("; ");
   return { code: "invalid_arguments", message: `Invalid arguments. ${list}`, issues };
 }

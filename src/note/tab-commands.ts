@@ -114,10 +114,9 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
       else if (i.columns === undefined) checks.add("rows", "rows need `columns`: name the Sheet's columns in this call");
       else if (Array.isArray(i.rows) && Array.isArray(i.columns)) {
         const columns = i.columns.filter((name): name is string => typeof name === "string");
-        i.rows.forEach((row: unknown, at) => {
-          if (typeof row !== "object" || row === null || Array.isArray(row)) return;
-          for (const issue of unknownColumns(`rows[${at}]`, row as Record<string, unknown>, columns)) checks.add(issue.path, issue.problem);
-        });
+        // A row that is no object is named by checks.rows already; it stays in the list, as {}, so the others keep their index.
+        const rows = i.rows.map((row: unknown) => (typeof row === "object" && row !== null && !Array.isArray(row) ? (row as Record<string, unknown>) : {}));
+        for (const issue of unknownColumns("rows", rows, columns, true)) checks.add(issue.path, issue.problem);
       }
     }
   },

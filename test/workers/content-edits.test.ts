@@ -335,12 +335,35 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(appended.code).toBe("invalid_arguments");
     expect(appended.issues).toEqual([
       { path: 'rows[1]["Colour"]', problem: 'no column "Colour" in this Sheet; its columns are "Name", "Age"' },
-      { path: 'rows[1]["age"]', problem: 'no column "age" in this Sheet; its columns are "Name", "Age"' },
+      { path: 'rows[1]["age"]', problem: 'no column "age" in this Sheet' },
     ]);
     const updated = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { Name: "Bo", "Name ": "x" } });
     expect(updated.issues).toEqual([{ path: 'cells["Name "]', problem: 'no column "Name " in this Sheet; its columns are "Name", "Age"' }]);
     const created = await refused(noteId, "create_note_tab", { ...write(noteId, version, "k"), tab_type: "sheet", columns: ["A", "B"], rows: [{ A: 1 }, { A: 2 }, { C: 3 }] });
     expect(created.issues).toEqual([{ path: 'rows[2]["C"]', problem: 'no column "C" in this Sheet; its columns are "A", "B"' }]);
+  });
+
+  it("500 rows of 50 cells of no column answer the first 50 problems and name the columns once: kilobytes, not a 50 MB echo", async () => {
+    const columns = Array.from({ length: LIMITS.columnsPerSheet }, (_, i) => `${i}`.padStart(LIMITS.columnNameLength, "c"));
+    const { noteId, tabId, ids, version } = await newSheet(columns, [{ [columns[0] as string]: 1 }]);
+    const stray = Object.fromEntries(Array.from({ length: LIMITS.columnsPerSheet }, (_, i) => [`u${i}`, 0]));
+    const cases: [Record<string, unknown>, string, number][] = [
+      [{ tab_id: tabId, operation: "rows_append", rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0]["u0"]', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
+      [{ tab_id: tabId, operation: "row_update", row_id: ids[0], cells: stray }, 'cells["u0"]', LIMITS.columnsPerSheet],
+      [{ tab_type: "sheet", columns, rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0]["u0"]', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
+    ];
+    for (const [args, first, count] of cases) {
+      const error = await refused(noteId, "operation" in args ? "edit_note_tab" : "create_note_tab", { ...write(noteId, version, "stray"), ...args });
+      expect(error.code).toBe("invalid_arguments");
+      expect(error.issues[0].path).toBe(first);
+      expect(error.issues[0].problem).toContain(`its columns are ${JSON.stringify(columns[0])}`);
+      expect(error.issues.filter((issue: { problem: string }) => issue.problem.includes("its columns are"))).toHaveLength(1);
+      if (count > 50) {
+        expect(error.issues).toHaveLength(51);
+        expect(error.issues[50]).toEqual({ path: "(arguments)", problem: `and ${count - 50} more problems` });
+      } else expect(error.issues).toHaveLength(count);
+      expect(JSON.stringify(error).length).toBeLessThan(20_000);
+    }
   });
 
   it("a duplicate column is refused, whether it is already in the Sheet or given twice", async () => {
