@@ -150,8 +150,8 @@ describe("slides, corrected by exact ID", () => {
       [" 2 ", "is a slide index, not a slide ID"],
       ["Slide 3", "is a slide title, not a slide ID"],
       [other.slide_ids[0], `is a slide of tab "${other.tab_id}", not of tab "${tabId}"`],
-      ["slide-999-zzzz", `is no slide of tab "${tabId}"`],
-      [(ids[0] as string).toUpperCase(), `is no slide of tab "${tabId}"`],
+      ["slide-999-zzzz", `is no slide of tab "${tabId}" (deleted, or never one)`],
+      [(ids[0] as string).toUpperCase(), `is no slide of tab "${tabId}" (deleted, or never one)`],
     ];
     for (const [slideId, what] of cases) {
       for (const edit of [{ operation: "slide_update", body: "x" }, { operation: "slide_delete" }]) {
@@ -292,7 +292,7 @@ describe("Sheets: columns and rows with exact IDs", () => {
   it("rows can be added to a Sheet created empty once it has columns", async () => {
     const { noteId, tabId, version } = await newSheet();
     const noColumns = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "early"), tab_id: tabId, operation: "rows_append", rows: [{ A: 1 }] });
-    expect(noColumns).toMatchObject({ code: "invalid_arguments", issues: [{ path: 'rows[0]["A"]' }] });
+    expect(noColumns).toMatchObject({ code: "invalid_arguments", issues: [{ path: 'rows[0].A' }] });
     expect(noColumns.issues[0].problem).toContain("it has no columns yet (columns_add adds some)");
     const cols = await ok("edit_note_tab", { ...write(noteId, version, "cols"), tab_id: tabId, operation: "columns_add", columns: ["A"] });
     const rows = await ok("edit_note_tab", { ...write(noteId, cols.version, "early"), tab_id: tabId, operation: "rows_append", rows: [{ A: 1 }] });
@@ -310,8 +310,8 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
       ["2", "is a row index, not a row ID"],
       ["0", "is a row index, not a row ID"],
       [other.ids[0] as string, `is a row of tab "${other.tabId}", not of tab "${tabId}"`],
-      [deck.slide_ids[0], `is no row of tab "${tabId}"`],
-      ["row-999-zzzz", `is no row of tab "${tabId}"`],
+      [deck.slide_ids[0], `is no row of tab "${tabId}" (deleted, or never one)`],
+      ["row-999-zzzz", `is no row of tab "${tabId}" (deleted, or never one)`],
     ];
     for (const [rowId, what] of cases) {
       for (const edit of [{ operation: "row_update", cells: { A: 9 } }, { operation: "row_delete" }]) {
@@ -329,18 +329,18 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(rowAsSlide).toMatchObject({ code: "slide_not_found", slide_id: ids[0] });
   });
 
-  it('a cell of no column is invalid_arguments naming rows[i]["Col"] or cells["Col"], and listing the columns', async () => {
+  it('a cell of no column is invalid_arguments naming rows[i].Col or cells.Col, and listing the columns', async () => {
     const { noteId, tabId, ids, version } = await newSheet(["Name", "Age"], [{ Name: "Ada" }]);
     const appended = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{ Name: "ok" }, { Name: "x", Colour: "red", age: 3 }] });
     expect(appended.code).toBe("invalid_arguments");
     expect(appended.issues).toEqual([
-      { path: 'rows[1]["Colour"]', problem: 'no column "Colour" in this Sheet; its columns are "Name", "Age"' },
-      { path: 'rows[1]["age"]', problem: 'no column "age" in this Sheet' },
+      { path: 'rows[1].Colour', problem: 'no column "Colour" in this Sheet; its columns are "Name", "Age"' },
+      { path: 'rows[1].age', problem: 'no column "age" in this Sheet' },
     ]);
     const updated = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { Name: "Bo", "Name ": "x" } });
     expect(updated.issues).toEqual([{ path: 'cells["Name "]', problem: 'no column "Name " in this Sheet; its columns are "Name", "Age"' }]);
     const created = await refused(noteId, "create_note_tab", { ...write(noteId, version, "k"), tab_type: "sheet", columns: ["A", "B"], rows: [{ A: 1 }, { A: 2 }, { C: 3 }] });
-    expect(created.issues).toEqual([{ path: 'rows[2]["C"]', problem: 'no column "C" in this Sheet; its columns are "A", "B"' }]);
+    expect(created.issues).toEqual([{ path: 'rows[2].C', problem: 'no column "C" in this Sheet; its columns are "A", "B"' }]);
   });
 
   it("500 rows of 50 cells of no column answer the first 50 problems and name the columns once: kilobytes, not a 50 MB echo", async () => {
@@ -348,9 +348,9 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     const { noteId, tabId, ids, version } = await newSheet(columns, [{ [columns[0] as string]: 1 }]);
     const stray = Object.fromEntries(Array.from({ length: LIMITS.columnsPerSheet }, (_, i) => [`u${i}`, 0]));
     const cases: [Record<string, unknown>, string, number][] = [
-      [{ tab_id: tabId, operation: "rows_append", rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0]["u0"]', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
-      [{ tab_id: tabId, operation: "row_update", row_id: ids[0], cells: stray }, 'cells["u0"]', LIMITS.columnsPerSheet],
-      [{ tab_type: "sheet", columns, rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0]["u0"]', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
+      [{ tab_id: tabId, operation: "rows_append", rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0].u0', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
+      [{ tab_id: tabId, operation: "row_update", row_id: ids[0], cells: stray }, 'cells.u0', LIMITS.columnsPerSheet],
+      [{ tab_type: "sheet", columns, rows: Array.from({ length: LIMITS.rowsPerCall }, () => stray) }, 'rows[0].u0', LIMITS.rowsPerCall * LIMITS.columnsPerSheet],
     ];
     for (const [args, first, count] of cases) {
       const error = await refused(noteId, "operation" in args ? "edit_note_tab" : "create_note_tab", { ...write(noteId, version, "stray"), ...args });
@@ -451,19 +451,25 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     }
   });
 
-  it(`rows per call (${LIMITS.rowsPerCall}) and a cell's length (${LIMITS.cellLength}) are invalid_arguments naming where`, async () => {
+  it(`rows per call (${LIMITS.rowsPerCall}) and a cell's length (${LIMITS.cellLength}) are limit_exceeded naming the limit and where`, async () => {
     const { noteId, tabId, ids, version } = await newSheet(["A", "B"], [{ A: 1 }]);
     const many = Array.from({ length: LIMITS.rowsPerCall + 1 }, (_, i) => ({ A: i }));
     const append = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: many });
-    expect(append).toMatchObject({ code: "invalid_arguments", issues: [{ path: "rows", problem: `at most ${LIMITS.rowsPerCall} items` }] });
+    expect(append).toMatchObject({ code: "limit_exceeded", limit: "rows_per_call", max: LIMITS.rowsPerCall });
+    expect(append.message).toContain(`rows holds ${LIMITS.rowsPerCall + 1} rows`);
     const create = await refused(noteId, "create_note_tab", { ...write(noteId, version, "k"), tab_type: "sheet", columns: ["A"], rows: many });
-    expect(create.issues).toEqual([{ path: "rows", problem: `at most ${LIMITS.rowsPerCall} items` }]);
+    expect(create).toMatchObject({ code: "limit_exceeded", limit: "rows_per_call", max: LIMITS.rowsPerCall });
 
     const long = "x".repeat(LIMITS.cellLength + 1);
     const longRow = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{ A: 1 }, { B: long }] });
-    expect(longRow.issues).toEqual([{ path: "rows[1].B", problem: `at most ${LIMITS.cellLength} characters` }]);
+    expect(longRow).toMatchObject({ code: "limit_exceeded", limit: "cell_length", max: LIMITS.cellLength });
+    expect(longRow.message).toContain(`rows[1].B holds ${LIMITS.cellLength + 1} characters`);
     const longCell = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { A: long } });
-    expect(longCell.issues).toEqual([{ path: "cells.A", problem: `at most ${LIMITS.cellLength} characters` }]);
+    expect(longCell).toMatchObject({ code: "limit_exceeded", limit: "cell_length", max: LIMITS.cellLength });
+    expect(longCell.message).toContain("cells.A holds");
+    // A malformed argument beside a passed limit: the mistake is told first, naming the field.
+    const both = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{ A: long }, { B: true }] });
+    expect(both).toMatchObject({ code: "invalid_arguments", issues: [{ path: "rows[1].B" }] });
     const emptyList = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [] });
     expect(emptyList.issues).toEqual([{ path: "rows", problem: "at least 1 item" }]);
 
@@ -488,9 +494,9 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(to50.columns).toHaveLength(LIMITS.columnsPerSheet);
     const one = await refused(noteId, "edit_note_tab", { ...write(noteId, to50.version, "k"), tab_id: tabId, operation: "columns_add", columns: ["One more"] });
     expect(one).toMatchObject({ code: "limit_exceeded", limit: "columns_per_sheet", max: LIMITS.columnsPerSheet });
-    // More than a Sheet may hold in one list is refused by its shape before the Sheet is looked at.
+    // More than a Sheet may hold in one list is refused before the Sheet is looked at.
     const list = await refused(noteId, "create_note_tab", { ...write(noteId, to50.version, "k"), tab_type: "sheet", columns: names(LIMITS.columnsPerSheet + 1) });
-    expect(list.issues).toEqual([{ path: "columns", problem: `at most ${LIMITS.columnsPerSheet} items` }]);
+    expect(list).toMatchObject({ code: "limit_exceeded", limit: "columns_per_sheet", max: LIMITS.columnsPerSheet });
     // A full row of 50 cells is a row.
     const row = Object.fromEntries(to50.columns.map((name: string, i: number) => [name, i]));
     const appended = await ok("edit_note_tab", { ...write(noteId, to50.version, "row"), tab_id: tabId, operation: "rows_append", rows: [row] });
@@ -559,8 +565,8 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
       [{ operation: "rows_append", rows: [{ A: "a\ud800b" }] }, "rows[0].A", "must be well-formed Unicode (a lone surrogate at index 1)"],
       [{ operation: "row_update", row_id: ids[0], cells: { B: "\udc00" } }, "cells.B", "must be well-formed Unicode (a lone surrogate at index 0)"],
       [{ operation: "columns_add", columns: ["X\ud83d"] }, "columns[0]", "must be well-formed Unicode (a lone surrogate at index 1)"],
-      [{ operation: "rows_append", rows: [{ A: "bell\u0007" }] }, 'rows[0]["A"]', "must not contain control characters"],
-      [{ operation: "row_update", row_id: ids[0], cells: { A: "\u0000" } }, 'cells["A"]', "must not contain control characters"],
+      [{ operation: "rows_append", rows: [{ A: "bell\u0007" }] }, 'rows[0].A', "must not contain control characters"],
+      [{ operation: "row_update", row_id: ids[0], cells: { A: "\u0000" } }, 'cells.A', "must not contain control characters"],
       [{ operation: "row_update", row_id: ids[0], cells: {} }, "cells", "at least one cell"],
       [{ operation: "rows_append", rows: [{ A: 1 }, {}] }, "rows[1]", "at least one cell"],
       [{ operation: "rows_append", rows: [{ A: true }] }, "rows[0].A", "must be text or a finite number"],
