@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, CommandName, Input, Output } from "../../src/note/commands.js";
 import { Note } from "../../src/note/note.js";
+import { KEY_GAP } from "../../src/note/order.js";
 import { NoteObject } from "../../src/storage/note-object.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
@@ -24,14 +25,63 @@ async function cost<K extends CommandName>(noteId: string, name: K, input: Input
   });
 }
 
+/** A Note with one deck of `count` slides, written through the tools 20 at a time; the slides' IDs in order. */
+async function deckOf(count: number): Promise<{ noteId: string; tabId: string; version: number; slideIds: string[] }> {
+  const { noteId, version } = await newNote();
+  let current = version;
+  let tabId = "";
+  const slideIds: string[] = [];
+  for (let start = 0; start < count; start += 20) {
+    const slides = Array.from({ length: Math.min(20, count - start) }, (_, i) => ({ title: `Slide ${start + i + 1}` }));
+    const out =
+      start === 0
+        ? await ok("create_note_tab", { note_id: noteId, expected_version: current, idempotency_key: "deck", tab_type: "slides", slides })
+        : await ok("edit_note_tab", { note_id: noteId, expected_version: current, idempotency_key: `more-${start}`, tab_id: tabId, operation: "slides_add_outline", slides });
+    tabId = out.tab_id;
+    current = out.version;
+    slideIds.push(...out.slide_ids);
+  }
+  return { noteId, tabId, version: current, slideIds };
+}
+
+/**
+ * A Note with one Sheet of `count` rows. The rows go straight into the object's
+ * storage, in one statement (a 10,000-row Sheet in the time of one call), as
+ * the Note's own writes would leave them: order keys KEY_GAP apart, IDs from
+ * the Note's row counter, which moves past them, and the tab's row count.
+ */
+async function sheetOf(count: number): Promise<{ noteId: string; tabId: string; version: number }> {
+  const { noteId, version } = await newNote();
+  const created = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "sheet", tab_type: "sheet", columns: ["name", "amount"] });
+  await runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), (_instance, state) => {
+    const sql = state.storage.sql;
+    const first = sql.exec<{ n: number }>("SELECT next_row_n AS n FROM meta WHERE id = 1").one().n;
+    sql.exec(
+      `INSERT INTO sheet_rows (tab_id, idx, id, cells)
+       WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?)
+       SELECT ?, i * ?, 'row-' || (? + i) || '-seeded', '{"name":"Row ' || (i + 1) || '","amount":' || (i + 1) || '}' FROM seq`,
+      count,
+      created.tab_id,
+      KEY_GAP,
+      first,
+    );
+    sql.exec("UPDATE tabs SET row_count = ? WHERE id = ?", count, created.tab_id);
+    sql.exec("UPDATE meta SET next_row_n = ? WHERE id = 1", first + count);
+  });
+  return { noteId, tabId: created.tab_id, version: created.version };
+}
+
 describe("the cost of a call", () => {
-  it("create_note_tab with 20 slides writes at most 25 rows", async () => {
+  it("create_note_tab with 20 slides writes at most 45 rows", async () => {
     const { noteId, version } = await newNote();
     const slides = Array.from({ length: 20 }, (_, i) => ({ title: `Slide ${i + 1}`, body: "text" }));
     const { written, value } = await cost(noteId, "create_tab", { expected_version: version, idempotency_key: "deck", tab_type: "slides", slides });
-    expect(value.slide_count).toBe(20);
-    expect(written).toBeLessThanOrEqual(25);
-    expect(written).toBeGreaterThanOrEqual(22); // 20 slides, the tab, the version, the key: the counters count
+    expect(value).toMatchObject({ slide_count: 20 });
+    // Two rows a slide (the slide and its entry in the unique index on slides.id, migration 7, which
+    // slide_update and slide_delete look slides up by), then the tab, the meta row, and the key (its row
+    // and its entry in the index on created_at): the counters count index rows.
+    expect(written).toBeLessThanOrEqual(45);
+    expect(written).toBeGreaterThanOrEqual(42);
   });
 
   it("create_note_tab reads as many rows on a Note of 60 tabs as on a new one", async () => {
@@ -69,17 +119,6 @@ describe("the cost of a call", () => {
   });
 
   it("a page of a 500-slide deck reads about `limit` rows, as a page of a 5-slide deck does", async () => {
-    const deckOf = async (count: number) => {
-      const { noteId, version } = await newNote();
-      let current = version;
-      let tabId = "";
-      for (let start = 0; start < count; start += 20) {
-        const slides = Array.from({ length: Math.min(20, count - start) }, (_, i) => ({ title: `Slide ${start + i + 1}` }));
-        if (start === 0) ({ tab_id: tabId, version: current } = await ok("create_note_tab", { note_id: noteId, expected_version: current, idempotency_key: "deck", tab_type: "slides", slides }));
-        else current = (await ok("edit_note_tab", { note_id: noteId, expected_version: current, idempotency_key: `more-${start}`, tab_id: tabId, operation: "slides_add_outline", slides })).version;
-      }
-      return { noteId, tabId };
-    };
     const small = await deckOf(5);
     const large = await deckOf(500);
     const onSmall = await cost(small.noteId, "read_tab", { tab_id: small.tabId, limit: 5 });
@@ -94,6 +133,75 @@ describe("the cost of a call", () => {
     expect(first.read).toBeLessThanOrEqual(onSmall.read + 1);
     expect(deep.read).toBe(first.read);
     expect(first.read).toBeLessThan(15);
+  });
+
+  it("slide_update and slide_delete on a 500-slide deck read and write as many rows as on a 5-slide deck", async () => {
+    const small = await deckOf(5);
+    const large = await deckOf(500);
+    const update = (deck: Awaited<ReturnType<typeof deckOf>>, at: number) =>
+      cost(deck.noteId, "edit_tab", { expected_version: deck.version, idempotency_key: "fix", tab_id: deck.tabId, operation: "slide_update", slide_id: deck.slideIds[at] as string, body: "Corrected figures" });
+    const remove = (deck: Awaited<ReturnType<typeof deckOf>>, at: number, version: number) =>
+      cost(deck.noteId, "edit_tab", { expected_version: version, idempotency_key: "drop", tab_id: deck.tabId, operation: "slide_delete", slide_id: deck.slideIds[at] as string });
+
+    const updatedSmall = await update(small, 2);
+    const updatedLarge = await update(large, 250);
+    expect(updatedLarge.value).toMatchObject({ slide_ids: [large.slideIds[250]], slide_count: 500 });
+    // The meta row, the membership, the key, the tab, the slide by its ID: never the deck.
+    expect(Math.abs(updatedLarge.read - updatedSmall.read)).toBeLessThanOrEqual(1);
+    expect(Math.abs(updatedLarge.written - updatedSmall.written)).toBeLessThanOrEqual(1);
+    expect(updatedLarge.read).toBeLessThanOrEqual(10);
+    expect(updatedLarge.written).toBeLessThanOrEqual(8);
+
+    const deletedSmall = await remove(small, 3, updatedSmall.value.version);
+    const deletedLarge = await remove(large, 251, updatedLarge.value.version);
+    expect(deletedLarge.value).toMatchObject({ slide_ids: [large.slideIds[251]], slide_count: 499 });
+    expect(Math.abs(deletedLarge.read - deletedSmall.read)).toBeLessThanOrEqual(1);
+    expect(Math.abs(deletedLarge.written - deletedSmall.written)).toBeLessThanOrEqual(1);
+    expect(deletedLarge.read).toBeLessThanOrEqual(10);
+    expect(deletedLarge.written).toBeLessThanOrEqual(8);
+  });
+
+  it("rows_append of 100 rows writes two rows a row and a few more, and reads as much on a Sheet of 9,000 rows as on one of 100", async () => {
+    const small = await sheetOf(100);
+    const large = await sheetOf(9_000);
+    const rows = Array.from({ length: 100 }, (_, i) => ({ name: `Appended ${i + 1}`, amount: i }));
+    const append = (sheet: Awaited<ReturnType<typeof sheetOf>>) =>
+      cost(sheet.noteId, "edit_tab", { expected_version: sheet.version, idempotency_key: "append", tab_id: sheet.tabId, operation: "rows_append", rows });
+    const onSmall = await append(small);
+    const onLarge = await append(large);
+    expect(onLarge.value).toMatchObject({ row_count: 9_100 });
+    expect("row_ids" in onLarge.value ? onLarge.value.row_ids : []).toHaveLength(100);
+    // Each row and its entry in the unique index on sheet_rows.id, then the tab, the meta row and the key.
+    expect(onLarge.written).toBeGreaterThanOrEqual(2 * 100 + 3);
+    expect(onLarge.written).toBeLessThanOrEqual(2 * 100 + 6);
+    expect(onLarge.written).toBe(onSmall.written);
+    // The Sheet's last key, not its rows.
+    expect(onLarge.read).toBe(onSmall.read);
+    expect(onLarge.read).toBeLessThanOrEqual(10);
+  });
+
+  it("a page of a 10,000-row Sheet reads about `limit` rows, as a page of a 100-row Sheet does, deep into it too", async () => {
+    const small = await sheetOf(100);
+    const large = await sheetOf(10_000);
+    const page = (sheet: Awaited<ReturnType<typeof sheetOf>>, cursor?: string) =>
+      cost(sheet.noteId, "read_tab", { tab_id: sheet.tabId, limit: 50, ...(cursor === undefined ? {} : { cursor }) });
+    const onSmall = await page(small);
+    const first = await page(large);
+    // Deep into the Sheet by the cursors read_note_tab hands out, 500 rows a call.
+    let cursor: string | null = null;
+    for (let i = 0; i < 18; i++) cursor = (await ok("read_note_tab", { note_id: large.noteId, tab_id: large.tabId, limit: 500, ...(cursor === null ? {} : { cursor }) })).next_cursor;
+    const deep = await page(large, cursor as string);
+    if (!("rows" in onSmall.value) || !("rows" in first.value) || !("rows" in deep.value)) throw new Error("not a Sheet");
+    expect(onSmall.value.rows).toHaveLength(50);
+    expect(first.value.rows).toHaveLength(50);
+    expect(deep.value.rows.map((row) => row.index)).toEqual(Array.from({ length: 50 }, (_, i) => 9_000 + i));
+    expect(deep.value.rows[0]?.cells).toEqual({ name: "Row 9001", amount: 9_001 });
+    expect(deep.value.next_cursor).not.toBeNull();
+    // The page's rows and one more, beside the Note's meta, membership and tab rows.
+    expect(first.read).toBe(onSmall.read);
+    expect(deep.read).toBe(first.read);
+    expect(first.read).toBeLessThanOrEqual(50 + 10);
+    expect(first.written).toBe(0);
   });
 });
 
