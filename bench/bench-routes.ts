@@ -1,8 +1,8 @@
 /**
  * The bench Worker's own routes (bench/worker.ts), which the production Worker
  * does not have: a Note object's cost counters and storage, and a Note filled
- * with generated sources in seconds. Everything else a run sets up goes
- * through the person's API (scripts/lib/person-api.ts).
+ * with generated sources, or a Sheet with generated rows, in seconds. Everything else a run sets up goes
+ * through the person's API (scripts/lib/person-api.ts) or the tools.
  */
 import type { NoteStats } from "./note-stats.js";
 
@@ -18,6 +18,11 @@ export async function seedSources(origin: string, noteId: string, count: number)
     total = (await send<{ sources: number }>(origin, "POST", `/bench/seed-sources/${encodeURIComponent(noteId)}?count=${Math.min(left, SEED_BATCH)}`)).sources;
   }
   return total;
+}
+
+/** Appends `count` generated rows (at most 10,000) to a Sheet of three columns or more; returns how many it holds now. */
+export async function seedRows(origin: string, noteId: string, tabId: string, count: number): Promise<number> {
+  return (await send<{ rows: number }>(origin, "POST", `/bench/seed-rows/${encodeURIComponent(noteId)}/${encodeURIComponent(tabId)}?count=${count}`)).rows;
 }
 
 /** The Note object's cumulative cost counters and its storage now. */

@@ -10,10 +10,10 @@
  * calls = (after − second) − (second − first).
  */
 import { noteStats, type NoteStats } from "./bench-routes.js";
-import { addSlidesTab, createDeckNote, deepCursor, outline, PAGE_LIMIT } from "./fixtures.js";
+import { addSlidesTab, createDeckNote, createSheetNote, deepCursor, deepRowsCursor, outline, PAGE_LIMIT, sheetRows, type SheetNote } from "./fixtures.js";
 import { callTool } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
-import type { WorkloadContext } from "./workloads.js";
+import { ROWS_PER_APPEND, UPDATE_DECK_SLIDES, type WorkloadContext } from "./workloads.js";
 
 export interface CallCost {
   /** The workload's id (as in the load table). */
@@ -58,7 +58,7 @@ export async function measureCost(
 }
 
 /** Each workload's calls made one after another on an idle Note, with the Note's counters read around them. */
-export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, sourceNotes: Map<number, string>): Promise<CallCost[]> {
+export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, sourceNotes: Map<number, string>, sheetNotes: Map<number, SheetNote>): Promise<CallCost[]> {
   const { api, origin, agentToken } = ctx;
   const { signal } = options;
   const n = options.costCalls;
@@ -109,6 +109,51 @@ export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, 
       version = out.version;
     }, signal),
   );
+
+  // The cost law on a deck and a Sheet: the same call on a small tab and on a large one.
+  for (const slides of [20, UPDATE_DECK_SLIDES]) {
+    const deck = await createDeckNote(api, `cost-update-${slides}`, slides);
+    const slideId = deck.slideIds[Math.floor(slides / 2)];
+    version = deck.version;
+    costs.push(
+      await measureCost(origin, { id: `slide_update_${slides}`, name: `edit_note_tab slide_update, ${slides}-slide deck`, noteId: deck.noteId, calls: n }, async (i) => {
+        const out = await call<{ version: number }>("edit_note_tab", {
+          note_id: deck.noteId,
+          expected_version: version,
+          idempotency_key: `cost-update-${i}`,
+          tab_id: deck.tabId,
+          operation: "slide_update",
+          slide_id: slideId,
+          body: `Corrected figures (${i}).`,
+        });
+        version = out.version;
+      }, signal),
+    );
+  }
+
+  // At most 49 calls of 100 rows: the Sheet of 5,000 rows stays within its limit of 10,000.
+  const rows = sheetRows(ROWS_PER_APPEND);
+  for (const start of [100, 5_000]) {
+    const sheet = await createSheetNote(api, agentToken, `cost-rows-${start}`, start);
+    version = (await call<{ version: number }>("list_note_tabs", { note_id: sheet.noteId })).version;
+    const name = `edit_note_tab rows_append of ${ROWS_PER_APPEND} rows, Sheet of ${start.toLocaleString("en-US")} rows at the start`;
+    costs.push(
+      await measureCost(origin, { id: `rows_append_${start}`, name, noteId: sheet.noteId, calls: Math.min(n, 49) }, async (i) => {
+        const out = await call<{ version: number }>("edit_note_tab", { note_id: sheet.noteId, expected_version: version, idempotency_key: `cost-rows-${i}`, tab_id: sheet.tabId, operation: "rows_append", rows });
+        version = out.version;
+      }, signal),
+    );
+  }
+
+  for (const [count, sheet] of sheetNotes) {
+    for (const deep of [false, true]) {
+      const args: Record<string, unknown> = { note_id: sheet.noteId, tab_id: sheet.tabId, limit: PAGE_LIMIT };
+      if (deep) args.cursor = deepRowsCursor(sheet, count);
+      const id = `read_note_tab_sheet_${deep ? "deep" : "first"}_${count}`;
+      const name = `read_note_tab, ${deep ? "deep page (90 %)" : "first page"} of ${PAGE_LIMIT} rows, ${count.toLocaleString("en-US")}-row Sheet`;
+      costs.push(await measureCost(origin, { id, name, noteId: sheet.noteId, calls: n }, () => call("read_note_tab", args).then(() => undefined), signal));
+    }
+  }
 
   for (const [count, noteId] of sourceNotes) {
     for (const deep of [false, true]) {

@@ -11,6 +11,7 @@ const SECTION_TITLES: Record<string, string> = {
   ladder: "between the baseline and a tool call",
   tools: "tool calls",
   attachments: "list_note_attachments pages",
+  sheets: "read_note_tab pages of a Sheet",
   parallel: "one Note versus 64 Notes",
 };
 
@@ -47,7 +48,7 @@ function failures(rows: readonly LoadRow[]): string {
 
 function cpuTable(rows: readonly LoadRow[]): string {
   const processes = ["bench (node, autocannon)", "wrangler (node)", "workerd (proxy)", "workerd (Worker)"];
-  const picked = rows.filter((r) => r.section !== "attachments" || r.id.startsWith("list_note_attachments_first_"));
+  const picked = rows.filter((r) => (r.section !== "attachments" && r.section !== "sheets") || r.id.includes("_first_"));
   return table(
     ["workload", "Notes", ...processes.map((p) => `${p} ms`), "other ms", "all ms", "busiest thread, proxy / Worker (cores)", "rest of the machine (cores)"],
     picked.map((r) => {
@@ -91,7 +92,7 @@ function costTable(costs: readonly CallCost[]): string {
 }
 
 function idempotencyText(report: BenchReport): string {
-  const writes = report.costs.filter((c) => c.idempotencyAfter !== c.idempotencyBefore || ["create_note_tab", "slide_add", "add_note_source"].includes(c.id));
+  const writes = report.costs.filter((c) => c.idempotencyAfter !== c.idempotencyBefore || ["create_note_tab", "slide_add", "add_note_source", "slide_update_20", "slide_update_500", "rows_append_100", "rows_append_5000"].includes(c.id));
   const growth = writes.map((c) => `${c.name}: +${c.idempotencyAfter - c.idempotencyBefore} records after ${c.calls} committed writes`).join("; ");
   const days = report.retentionSeconds / 86_400;
   const lines = [
@@ -207,7 +208,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     "## Cost per call",
     "",
-    `Rows read and written (the SQLite cursors' counters, summed by the Note object), over ${o.costCalls} calls one after another on an idle Note (create_note_tab: at most 100, a Note's limit of tabs), from GET /bench/stats before and after; the Note's database size before and after those calls.`,
+    `Rows read and written (the SQLite cursors' counters, summed by the Note object), over ${o.costCalls} calls one after another on an idle Note (create_note_tab: at most 100, a Note's limit of tabs; rows_append: at most 49, a Sheet's limit of rows), from GET /bench/stats before and after; the Note's database size before and after those calls. The counters count index entries as rows: a slide or a Sheet row written is two rows (the row and its entry in the unique index on its ID), and a key is two (its row and its entry in the index on its time).`,
     "",
     costTable(report.costs),
     "",
@@ -231,7 +232,7 @@ export function markdownReport(report: BenchReport): string {
           sweepTable(report),
           "",
         ]),
-    "## Goals (issue 5)",
+    "## Goals (issue 5, and issue 12's cost law)",
     "",
     goalsTable(report),
     "",

@@ -9,7 +9,7 @@
 import { pool } from "../scripts/lib/pool.js";
 import { startBenchServer, type BenchServer, type ServerEvents } from "./bench-server.js";
 import { measureCosts, type CallCost } from "./call-cost.js";
-import { checkDeepPage, createDeckNote, createSourcesNote, type DeckNote } from "./fixtures.js";
+import { checkDeepPage, checkDeepRowsPage, createDeckNote, createSheetNote, createSourcesNote, SHEET_SIZES, type DeckNote, type SheetNote } from "./fixtures.js";
 import { evaluateGoals, type GoalResult } from "./goals.js";
 import { errorCount, runLoad, type LoadResult } from "./load.js";
 import { machineFacts, type MachineFacts } from "./machine.js";
@@ -29,9 +29,12 @@ import {
   listNoteTabsSpread,
   mcpMessage,
   memoryMix,
+  rowsAppend,
+  sheetPage,
   slideAdd,
   slideAddOneNote,
   slideAddSpread,
+  slideUpdate,
   type Workload,
   type WorkloadContext,
 } from "./workloads.js";
@@ -106,9 +109,17 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await checkDeepPage(ctx.origin, ctx.agentToken, noteId, count);
       sourceNotes.set(count, noteId);
     }
+    log(`[bench] setting up Sheets of ${SHEET_SIZES.map((n) => n.toLocaleString("en-US")).join(" / ")} rows …`);
+    const sheetNotes = new Map<number, SheetNote>();
+    for (const rows of SHEET_SIZES) {
+      signal?.throwIfAborted();
+      const sheet = await createSheetNote(bench.api, ctx.agentToken, `sheet-${rows}`, rows);
+      await checkDeepRowsPage(ctx.origin, ctx.agentToken, sheet, rows);
+      sheetNotes.set(rows, sheet);
+    }
 
     log(`[bench] cost: ${options.costCalls} calls per workload …`);
-    costs.push(...(await measureCosts(ctx, options, sourceNotes)));
+    costs.push(...(await measureCosts(ctx, options, sourceNotes, sheetNotes)));
     toolCalls += costs.reduce((sum, c) => sum + c.calls, 0);
 
     const base = baseline("baseline_start", "baseline: GET /bench/baseline (one trivial Durable Object call), at the start");
@@ -126,11 +137,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       create,
       slideAdd(ctx),
       addNoteSource(ctx),
+      slideUpdate(ctx),
+      rowsAppend(ctx),
       baseline("baseline_middle", "baseline again, in the middle"),
       ...options.sourceCounts.flatMap((count) => [
         attachmentsPage(ctx, sourceNotes.get(count) as string, count, false),
         attachmentsPage(ctx, sourceNotes.get(count) as string, count, true),
       ]),
+      ...SHEET_SIZES.flatMap((rows) => [sheetPage(ctx, sheetNotes.get(rows) as SheetNote, rows, false), sheetPage(ctx, sheetNotes.get(rows) as SheetNote, rows, true)]),
       tabsOne,
       tabsSpread,
       slideAddOneNote(ctx, deck0),

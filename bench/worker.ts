@@ -1,6 +1,6 @@
 /**
- * The Worker `npm run bench` runs: the production app behind three bench-only
- * routes, and the production Note object with three bench-only methods.
+ * The Worker `npm run bench` runs: the production app behind four bench-only
+ * routes, and the production Note object with four bench-only methods.
  * bench/bench-server.ts gives it to `wrangler dev` as the entry, with the
  * production wrangler.toml; nothing of it is in src/, so no deployment has it.
  */
@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import type { Env } from "../src/env.js";
 import { app } from "../src/http/app.js";
 import { ok } from "../src/note/result.js";
+import { newRows } from "../src/note/sheets.js";
 import { NoteObject as ProductionNoteObject } from "../src/storage/note-object.js";
 import type { NoteStats } from "./note-stats.js";
 
@@ -47,6 +48,30 @@ export class NoteObject extends ProductionNoteObject {
     if (!seeded.ok) throw new Error(seeded.error.message);
     return seeded.value;
   }
+
+  /**
+   * Appends `count` generated rows to a Sheet and bumps the version once, in one
+   * transaction: rows as rows_append writes them (IDs from the Note's counter,
+   * keys after the last), but past its per-call limit, so a 10,000-row Sheet
+   * takes one call. Cells fill the Sheet's first three columns: a name
+   * ("Row {n}", n counting from 1), a region, an amount.
+   */
+  seedRows(tabId: string, count: number): number {
+    const seeded = this.store.transaction(() => {
+      const meta = this.store.readMeta();
+      const tab = this.store.tab(tabId);
+      if (meta === null || tab === null || tab.type !== "sheet" || tab.columns.length < 3) throw new Error(`seed a Sheet of three columns or more, not ${tabId}`);
+      const [name, region, amount] = tab.columns as [string, string, string];
+      const cells = Array.from({ length: count }, (_, i) => ({ [name]: `Row ${tab.row_count + i + 1}`, [region]: ["North", "South", "East", "West"][i % 4] as string, [amount]: (i * 37) % 1000 }));
+      const { rows, meta: after } = newRows(Date.now(), meta, cells, tab.columns, this.store.rows.lastKey(tab.id));
+      this.store.rows.insert(tab.id, rows);
+      this.store.updateTab({ ...tab, row_count: tab.row_count + count });
+      this.store.writeMeta({ ...after, version: meta.version + 1 });
+      return ok(tab.row_count + count);
+    });
+    if (!seeded.ok) throw new Error(seeded.error.message);
+    return seeded.value;
+  }
 }
 
 /** The production bindings, with this Note object behind NOTES. */
@@ -67,6 +92,12 @@ worker.post("/bench/seed-sources/:note", async (c) => {
   const count = Number(c.req.query("count"));
   if (!Number.isInteger(count) || count < 1 || count > 100_000) return c.json({ error: { code: "invalid_arguments", message: "count: 1 to 100000" } }, 400);
   return c.json({ sources: await note(c.env, c.req.param("note")).seedSources(count) });
+});
+
+worker.post("/bench/seed-rows/:note/:tab", async (c) => {
+  const count = Number(c.req.query("count"));
+  if (!Number.isInteger(count) || count < 1 || count > 10_000) return c.json({ error: { code: "invalid_arguments", message: "count: 1 to 10000" } }, 400);
+  return c.json({ rows: await note(c.env, c.req.param("note")).seedRows(c.req.param("tab"), count) });
 });
 
 // Everything else is the production Worker, as deployed.

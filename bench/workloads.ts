@@ -7,11 +7,22 @@
 import type autocannon from "autocannon";
 import type { PersonApi } from "../scripts/lib/person-api.js";
 import { seedSources } from "./bench-routes.js";
-import { addSlidesTab, createDeckNote, deepCursor, outline, PAGE_LIMIT, type DeckNote } from "./fixtures.js";
+import {
+  addSheetTab,
+  addSlidesTab,
+  createDeckNote,
+  deepCursor,
+  deepRowsCursor,
+  outline,
+  PAGE_LIMIT,
+  sheetRows,
+  type DeckNote,
+  type SheetNote,
+} from "./fixtures.js";
 import { isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody } from "./mcp-call.js";
 import { WriteLanes, type WriteTarget } from "./write-lanes.js";
 
-export type Section = "reference" | "ladder" | "tools" | "attachments" | "parallel";
+export type Section = "reference" | "ladder" | "tools" | "attachments" | "sheets" | "parallel";
 
 export interface Workload {
   id: string;
@@ -39,6 +50,11 @@ export interface WorkloadContext {
 const TABS_PER_NOTE = 100;
 const SLIDES_PER_TAB = 500;
 const SOURCES_PER_NOTE = 100_000;
+const ROWS_PER_SHEET = 10_000;
+/** Rows each rows_append call sends. */
+export const ROWS_PER_APPEND = 100;
+/** The deck slide_update corrects a slide of: one at its limit, where a cost in proportion to the deck would show most. */
+export const UPDATE_DECK_SLIDES = 500;
 
 function get(path: string): autocannon.Request {
   return { method: "GET", path };
@@ -151,6 +167,21 @@ export function attachmentsPage(ctx: WorkloadContext, noteId: string, sources: n
     connections: ctx.connections,
     notes: "1",
     requests: () => [toolRequest(ctx, "list_note_attachments", args)],
+    accept: readOk,
+  };
+}
+
+/** read_note_tab on a Sheet: its first page, or the full page ending at 90 % of its rows (a cursor deep into it). */
+export function sheetPage(ctx: WorkloadContext, sheet: SheetNote, rows: number, deep: boolean): Workload {
+  const args: Record<string, unknown> = { note_id: sheet.noteId, tab_id: sheet.tabId, limit: PAGE_LIMIT };
+  if (deep) args.cursor = deepRowsCursor(sheet, rows);
+  return {
+    id: `read_note_tab_sheet_${deep ? "deep" : "first"}_${rows}`,
+    name: `read_note_tab, ${deep ? "deep page (90 %)" : "first page"} of ${PAGE_LIMIT} rows, ${rows.toLocaleString("en-US")}-row Sheet`,
+    section: "sheets",
+    connections: ctx.connections,
+    notes: "1",
+    requests: () => [toolRequest(ctx, "read_note_tab", args)],
     accept: readOk,
   };
 }
@@ -280,6 +311,67 @@ export function slideAddSpread(ctx: WorkloadContext, decks: readonly DeckNote[])
     { id: `slide_add_${decks.length}_notes`, name: "edit_note_tab slide_add", section: "parallel", connections: ctx.connections, notes: `${decks.length}` },
     lanes,
     addTarget,
+  );
+}
+
+/**
+ * edit_note_tab slide_update: each connection corrects one slide in the middle
+ * of a 500-slide deck of a Note of its own, by its exact ID, with a new body
+ * each call (an update to what is there would still commit, but write less).
+ */
+export function slideUpdate(ctx: WorkloadContext): Workload {
+  const lanes = new WriteLanes(
+    "slideupd",
+    (target, version, key) => ({
+      tool: "edit_note_tab",
+      args: { note_id: target.noteId, expected_version: version, idempotency_key: key, tab_id: target.tabId, operation: "slide_update", slide_id: target.itemId, body: `Corrected figures (${key}).` },
+    }),
+    () => Number.MAX_SAFE_INTEGER, // a slide takes any number of corrections
+  );
+  for (let i = 0; i < ctx.connections; i++) lanes.addLane();
+  return writeWorkload(
+    ctx,
+    {
+      id: "slide_update",
+      name: `edit_note_tab slide_update, ${UPDATE_DECK_SLIDES}-slide deck`,
+      section: "tools",
+      connections: ctx.connections,
+      notes: `${ctx.connections} (own per connection)`,
+    },
+    lanes,
+    async (laneIndex) => {
+      const lane = lanes.lanes[laneIndex];
+      if (lane === undefined || lane.targets.length > 0) return;
+      const deck = await createDeckNote(ctx.api, `slideupd-${laneIndex}`, UPDATE_DECK_SLIDES);
+      lane.targets.push({ noteId: deck.noteId, tabId: deck.tabId, itemId: deck.slideIds[UPDATE_DECK_SLIDES / 2], left: Number.MAX_SAFE_INTEGER });
+    },
+  );
+}
+
+/** edit_note_tab rows_append of 100 rows; each connection fills Sheets (10,000 rows each) of a Note of its own. */
+export function rowsAppend(ctx: WorkloadContext): Workload {
+  const rows = sheetRows(ROWS_PER_APPEND);
+  const lanes = new WriteLanes(
+    "rows",
+    (target, version, key) => ({
+      tool: "edit_note_tab",
+      args: { note_id: target.noteId, expected_version: version, idempotency_key: key, tab_id: target.tabId, operation: "rows_append", rows },
+    }),
+    (target, view) => Math.floor((ROWS_PER_SHEET - (view.tabs.find((t) => t.id === target.tabId)?.row_count ?? ROWS_PER_SHEET)) / ROWS_PER_APPEND),
+  );
+  for (let i = 0; i < ctx.connections; i++) lanes.addLane();
+  return writeWorkload(
+    ctx,
+    { id: "rows_append", name: `edit_note_tab rows_append of ${ROWS_PER_APPEND} rows`, section: "tools", connections: ctx.connections, notes: `${ctx.connections} (own per connection)` },
+    lanes,
+    async (laneIndex) => {
+      const lane = lanes.lanes[laneIndex];
+      if (lane === undefined) return;
+      const noteId = `rows-${laneIndex}`;
+      if (lane.targets.length === 0) await ctx.api.createApprovedNote(noteId);
+      const tabId = await addSheetTab(ctx.origin, ctx.agentToken, noteId, `rows-${laneIndex}-sheet-${lane.targets.length}`);
+      lane.targets.push({ noteId, tabId, left: ROWS_PER_SHEET / ROWS_PER_APPEND });
+    },
   );
 }
 

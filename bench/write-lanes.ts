@@ -4,15 +4,18 @@
  * own: the Notes (or Slides tabs) only it writes to, one call in flight at a
  * time, the version read from each answer (`onResponse`) and sent with the
  * next call. A lane moves to its next target when one is full (100 tabs per
- * Note, 500 slides per tab), or rotates over its targets (`rotate`).
+ * Note, 500 slides per tab, 10,000 rows per Sheet), or rotates over its
+ * targets (`rotate`).
  */
 import type autocannon from "autocannon";
 import { callTool, isCommittedWrite, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
 
 export interface WriteTarget {
   noteId: string;
-  /** The Slides tab written to, for slide_add. */
+  /** The Slides tab or Sheet written to, for slide_add, slide_update and rows_append. */
   tabId?: string;
+  /** The slide written to, for slide_update. */
+  itemId?: string;
   /** Committed calls this target can still take before a limit refuses them. */
   left: number;
 }
@@ -28,7 +31,7 @@ export type BuildCall = (target: WriteTarget, version: number, key: string) => {
 
 interface TabsView {
   version: number;
-  tabs: { id: string; type: string; slide_count?: number }[];
+  tabs: { id: string; type: string; slide_count?: number; row_count?: number }[];
 }
 
 export class WriteLanes {

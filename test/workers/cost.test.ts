@@ -210,9 +210,10 @@ describe("the production Worker", () => {
     expect((await fetchWorker("/bench/baseline")).status).toBe(404);
     expect((await fetchWorker("/bench/stats/x")).status).toBe(404);
     expect((await fetchWorker("/bench/seed-sources/x?count=5", { method: "POST" })).status).toBe(404);
+    expect((await fetchWorker("/bench/seed-rows/x/sheet-4-x?count=5", { method: "POST" })).status).toBe(404);
   });
 
   it("has a Note object class without the benchmark's methods (they live in bench/worker.ts)", () => {
-    expect(["ping", "stats", "seedSources"].filter((method) => method in NoteObject.prototype)).toEqual([]);
+    expect(["ping", "stats", "seedSources", "seedRows"].filter((method) => method in NoteObject.prototype)).toEqual([]);
   });
 });
