@@ -51,8 +51,12 @@ export interface DemoTranscript {
   tabsBefore: ToolOutput<"list_note_tabs">;
   /** The 12-slide deck, created in one call. */
   deck: ToolOutput<"create_note_tab">;
-  /** One more slide, on the deck's exact tab ID. */
-  slideAdded: ToolOutput<"edit_note_tab">;
+  /** The deck read back, before the correction. */
+  deckBefore: ToolOutput<"read_note_tab">;
+  /** One slide corrected in place, by its exact slide ID: no slide added. */
+  slideCorrected: ToolOutput<"edit_note_tab">;
+  /** The deck read back after the correction. */
+  deckAfter: ToolOutput<"read_note_tab">;
   sources: {
     first: ToolOutput<"add_note_source">;
     second: ToolOutput<"add_note_source">;
@@ -85,10 +89,15 @@ export async function connectClient(mcpUrl: string, token: string): Promise<Clie
   return client;
 }
 
+/** The slide the agent got wrong, by its place in DECK, and what it should have said. */
+const WRONG_SLIDE = 4;
+const CORRECTED_BODY = "Beta in week 1, GA in week 6: the security review moved it.";
+
 /**
  * The demo: find the Note, list its tabs, create a 12-slide deck in one call,
- * add a slide to it by its exact ID, cite three pages (one of them twice,
- * spelled differently), lose a create's answer and resend it, list again.
+ * read it back, correct one slide in place by its exact slide ID (no slide
+ * added), read it again, cite three pages (one of them twice, spelled
+ * differently), lose a create's answer and resend it, list again.
  * Every call and answer goes through `log`. Each write takes its
  * `expected_version` from the latest answer; keys and cited URLs carry the
  * run ID, so the session can run again against the same Note. Labels stay
@@ -137,16 +146,32 @@ export async function runDemoSession(
     check("the whole 12-slide outline went in one call", deck.slide_count === 12);
     check("the write bumped the version by one", deck.version === tabsBefore.version + 1);
 
-    const slideAdded = await call("edit_note_tab", {
+    // One slide came out wrong. The agent corrects that slide where it is, by the
+    // exact ID create_note_tab returned, instead of appending a second one.
+    const deckBefore = await call("read_note_tab", { note_id: noteId, tab_id: deck.tab_id });
+    deckLines(deckBefore.slides ?? []).forEach((line) => log(line));
+    const wrongId = deck.slide_ids?.[WRONG_SLIDE] as string;
+    const slideCorrected = await call("edit_note_tab", {
       note_id: noteId,
-      expected_version: deck.version,
-      idempotency_key: `demo-${runId}:slide-add:${deck.tab_id}:faq`,
+      expected_version: deckBefore.version,
+      idempotency_key: `demo-${runId}:slide-update:${wrongId}`,
       tab_id: deck.tab_id,
-      operation: "slide_add",
-      title: "FAQ",
-      body: "Questions that came up after the outline was written.",
+      operation: "slide_update",
+      slide_id: wrongId,
+      body: CORRECTED_BODY,
     });
-    check("slide_add wrote into the deck by its exact tab ID", slideAdded.tab_id === deck.tab_id && slideAdded.slide_count === 13);
+    const deckAfter = await call("read_note_tab", { note_id: noteId, tab_id: deck.tab_id });
+    deckLines(deckAfter.slides ?? [], wrongId).forEach((line) => log(line));
+    const before = deckBefore.slides ?? [];
+    const after = deckAfter.slides ?? [];
+    check(
+      "slide_update corrected the slide in place by its exact ID: still 12 slides, the same IDs in the same order",
+      slideCorrected.slide_count === 12 && after.map((slide) => slide.id).join() === before.map((slide) => slide.id).join(),
+    );
+    check(
+      "only that slide's body changed",
+      after.every((slide, i) => (slide.id === wrongId ? slide.body === CORRECTED_BODY && slide.title === before[i]?.title : JSON.stringify(slide) === JSON.stringify(before[i]))),
+    );
 
     // Keys name "this URL in this Note" as the agent wrote it; the server's
     // normalization is what catches the second spelling of the same page.
@@ -155,7 +180,7 @@ export async function runDemoSession(
     const respelledUrl = `https://www.example.org/reports/${runId}/?utm_source=x`;
     const first = await call("add_note_source", {
       note_id: noteId,
-      expected_version: slideAdded.version,
+      expected_version: slideCorrected.version,
       idempotency_key: `cite:${noteId}:${firstUrl}`,
       title: "Market report",
       url: firstUrl,
@@ -209,7 +234,9 @@ export async function runDemoSession(
       notes,
       tabsBefore,
       deck,
-      slideAdded,
+      deckBefore,
+      slideCorrected,
+      deckAfter,
       sources: { first, second, respelled },
       lostResponse: { dropped, resend },
       tabsAfter,
@@ -218,6 +245,11 @@ export async function runDemoSession(
   } finally {
     await client.close();
   }
+}
+
+/** A deck as one line a slide: its index, its ID, its title and body; `changed` marked with a star. */
+function deckLines(slides: readonly { id: string; index: number; title: string; body: string }[], changed?: string): string[] {
+  return slides.map((slide) => `   ${slide.id === changed ? "*" : " "}${String(slide.index + 1).padStart(2)} ${slide.id}  ${slide.title}: ${brief("body", slide.body.replace(/\n/g, " ")).slice(1, -1)}`);
 }
 
 /** A short ID for one run: base36 time plus randomness. */
@@ -268,9 +300,13 @@ function answerSummary(name: ToolName, value: Record<string, unknown>): string {
     const tabs = list.tabs.map((t) => (t.type === "slides" ? `${t.id} ${JSON.stringify(t.label)} (${String(t.slide_count)} slides)` : t.id));
     return `${JSON.stringify(list.title)} version=${list.version}, ${tabs.length} tabs: ${tabs.join(", ")}`;
   }
+  if (name === "read_note_tab") {
+    const read = value as ToolOutput<"read_note_tab">;
+    return `${read.tab.id} ${JSON.stringify(read.tab.label)} version=${read.version}, ${read.slides?.length ?? 0} slides${read.next_cursor === null ? "" : " (more follow)"}:`;
+  }
   // What the write produced first, then the version it left and whether it was a replay.
-  const { note_id: _noteId, version, replayed, ...rest } = value;
-  return summarize({ ...rest, version, replayed });
+  const { note_id: _noteId, version, replayed, arguments_differ: differ, ...rest } = value;
+  return summarize({ ...rest, version, replayed, ...(differ === undefined ? {} : { arguments_differ: differ }) });
 }
 
 /** `key=value` pairs: long strings cut, arrays counted. */
@@ -281,6 +317,8 @@ function summarize(value: Record<string, unknown>): string {
 }
 
 function brief(key: string, value: unknown): string {
+  // A write's one or two IDs are worth reading; longer lists are counted.
+  if (Array.isArray(value) && key.endsWith("_ids") && value.length <= 2) return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.length} ${key === "slides" ? "slides" : "items"}]`;
   if (typeof value === "string") return JSON.stringify(value.length > 70 ? `${value.slice(0, 67)}...` : value);
   if (typeof value === "object" && value !== null) return "{…}";

@@ -44,7 +44,7 @@ describe("the connector over real HTTP", () => {
     }
   });
 
-  it("runs the demo session: one call per deck, exact tab IDs, deduped sources, a resend that gets the first result", async () => {
+  it("runs the demo session: one call per deck, a slide corrected in place by its ID, deduped sources, a resend that gets the first result", async () => {
     const lines: string[] = [];
     const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line));
 
@@ -59,12 +59,18 @@ describe("the connector over real HTTP", () => {
     expect(t.deck.tab_id).toMatch(TAB_ID);
     expect(t.tabsBefore.tabs.map((tab) => tab.id)).not.toContain(t.deck.tab_id);
 
-    // A later slide, on the deck's exact ID.
-    expect(t.slideAdded).toMatchObject({ tab_id: t.deck.tab_id, slides_added: 1, slide_count: 13, replayed: false, version: t.deck.version + 1 });
+    // A wrong slide corrected in place by its exact ID: the same 12 IDs in the same order, one body changed, no slide added.
+    const ids = t.deck.slide_ids ?? [];
+    expect(ids).toHaveLength(12);
+    expect(t.deckBefore.slides?.map((slide) => slide.id)).toEqual(ids);
+    expect(t.slideCorrected).toMatchObject({ tab_id: t.deck.tab_id, operation: "slide_update", slides_added: 0, slide_ids: [ids[4]], slide_count: 12, replayed: false, version: t.deck.version + 1 });
+    expect(t.deckAfter.slides?.map((slide) => slide.id)).toEqual(ids);
+    const changed = (t.deckAfter.slides ?? []).filter((slide, i) => JSON.stringify(slide) !== JSON.stringify(t.deckBefore.slides?.[i]));
+    expect(changed).toEqual([{ ...t.deckBefore.slides?.[4], body: "Beta in week 1, GA in week 6: the security review moved it." }]);
 
     // Two new pages, then the first page spelled differently: the same source, nothing written.
     const { first, second, respelled } = t.sources;
-    expect(first).toMatchObject({ already_attached: false, replayed: false, version: t.slideAdded.version + 1 });
+    expect(first).toMatchObject({ already_attached: false, replayed: false, version: t.slideCorrected.version + 1 });
     expect(second).toMatchObject({ already_attached: false, replayed: false, version: first.version + 1 });
     expect(second.source_id).not.toBe(first.source_id);
     expect(respelled).toMatchObject({ already_attached: true, source_id: first.source_id, normalized_url: first.normalized_url, version: second.version });
@@ -75,14 +81,17 @@ describe("the connector over real HTTP", () => {
     expect(dropped.tab_id).toMatch(TAB_ID);
     expect(resend).toEqual({ ...dropped, replayed: true });
 
-    // The strip: the resent deck once, the 13-slide deck, and no extra bump.
+    // The strip: the resent deck once, the 12-slide deck, and no extra bump.
     expect(t.tabsAfter.version).toBe(resend.version);
     expect(t.tabsAfter.tabs.filter((tab) => tab.id === resend.tab_id)).toHaveLength(1);
-    expect(t.tabsAfter.tabs.find((tab) => tab.id === t.deck.tab_id)?.slide_count).toBe(13);
+    expect(t.tabsAfter.tabs.find((tab) => tab.id === t.deck.tab_id)?.slide_count).toBe(12);
     expect(t.tabsAfter.tabs).toHaveLength(t.tabsBefore.tabs.length + 2);
 
     expect(t.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(lines.filter((line) => line.startsWith("→ "))).toHaveLength(10);
+    expect(lines.filter((line) => line.startsWith("→ "))).toHaveLength(12);
+    // The deck shown before and after, a line a slide, the corrected one starred after.
+    expect(lines.filter((line) => /^ {3}[ *][ \d]\d slide-/.test(line))).toHaveLength(24);
+    expect(lines.filter((line) => line.startsWith("   * 5 "))).toEqual([expect.stringContaining(`${ids[4]}  Timeline: Beta in week 1, GA in week 6`)]);
   });
 
   it("runs the demo session again against the same Note without colliding with the first run", async () => {
