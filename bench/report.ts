@@ -71,9 +71,10 @@ function serverText(report: BenchReport): string {
       ? "wrangler dev did not reload the Worker during the run."
       : `**wrangler dev reloaded the Worker ${reloads} time(s) during the run** (a watched file changed): figures around a reload are not comparable.`,
   );
-  if (errorLines.length > 0) parts.push(`It printed error lines:\n\n${errorLines.map((l) => `    ${l}`).join("\n")}`);
   const baselines = report.rows.filter((r) => r.id.startsWith("baseline_")).map((r) => Math.round(r.result.throughput));
   if (baselines.length > 1) parts.push(`The baseline measured ${baselines.join(", ")} req/s at the start, middle and end of the run: that spread is this machine's noise.`);
+  // Last: an indented block ends the paragraph, and nothing may follow it on its last line.
+  if (errorLines.length > 0) parts.push(`It printed error lines:\n\n${errorLines.map((l) => `    ${l}`).join("\n")}`);
   return parts.join(" ");
 }
 

@@ -95,4 +95,5 @@ it("runs every workload against the baseline in one run, without errors", async 
   expect(markdown).toContain("## Goals (issue 5, and issue 12's cost law)");
   // Issue 12's cost law is judged on every run, quick or not: the rows come from the cost table.
   expect(report.goals.filter((g) => g.goal.startsWith("6. ")).map((g) => g.met !== null)).toEqual([true, true, true, true]);
-}, 90_000);
+  // A bound, not a timing: 2 minutes on a shared machine under other test suites' load.
+}, 180_000);
