@@ -13,8 +13,8 @@ import { loneSurrogateAt, notWellFormed } from "../note/unicode.js";
 export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** A text argument: a string of well-formed Unicode (src/note/unicode.ts), refused naming where it is not. */
-export function text(): z.ZodString {
-  return z.string().superRefine((value, ctx) => {
+export function text(params?: { error: string }): z.ZodString {
+  return z.string(params).superRefine((value, ctx) => {
     const at = loneSurrogateAt(value);
     if (at >= 0) ctx.addIssue({ code: "custom", message: notWellFormed(at) });
   });
@@ -51,7 +51,7 @@ const outline = z.array(slide).min(1).max(LIMITS.slidesPerCall);
 const tabId = text().min(1).max(100);
 
 const itemId = (what: "slide" | "row", use: string) =>
-  text()
+  text({ error: `must be the ${what}'s ID as text, e.g. "${what}-12-mh8z1k2a" (an index is not an ID)` })
     .min(1)
     .max(LIMITS.itemIdLength)
     .describe(`${use}: the ${what}'s exact ID, e.g. "${what}-12-mh8z1k2a", from read_note_tab or a write's ${what}_ids. Never an index or a title.`);
@@ -62,7 +62,9 @@ const columnName = text().min(1).max(LIMITS.columnNameLength);
 const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
 /** Cells by column name; a name no column can have is refused as the Note words it. */
 const cellsOf = <T extends z.ZodType>(value: T) =>
-  z.record(z.string().max(LIMITS.columnNameLength), value, { error: `is no column name (at most ${LIMITS.columnNameLength} characters)` });
+  z.record(z.string().max(LIMITS.columnNameLength), value, {
+    error: (issue) => (issue.code === "invalid_key" ? `is no column name (at most ${LIMITS.columnNameLength} characters)` : undefined),
+  });
 /** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
 const row = cellsOf(cell);
 const newRows = z.array(row).min(1);

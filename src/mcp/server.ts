@@ -260,7 +260,9 @@ export function toIssues(issue: z.core.$ZodIssue): Issue[] {
     case "unrecognized_keys":
       return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unexpected field" }));
     case "invalid_type":
-      return [{ path, problem: issue.input === undefined ? "required" : `expected ${issue.expected === "record" ? "object" : issue.expected}` }];
+      if (issue.input === undefined) return [{ path, problem: "required" }];
+      // A schema's own message for a value of the wrong type (zod's default starts "Invalid input").
+      return [{ path, problem: issue.message.startsWith("Invalid input") ? `expected ${issue.expected === "record" ? "object" : issue.expected}` : issue.message }];
     case "invalid_value":
       return [{ path, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` }];
     case "too_big":

@@ -171,7 +171,7 @@ describe("slides, corrected by exact ID", () => {
     for (const operation of ["slide_update", "slide_delete"]) {
       const error = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation, slide_id: 3, title: operation === "slide_update" ? "x" : undefined });
       expect(error.code).toBe("invalid_arguments");
-      expect(error.issues.map((i: { path: string }) => i.path)).toEqual(["slide_id"]);
+      expect(error.issues).toEqual([{ path: "slide_id", problem: 'must be the slide\'s ID as text, e.g. "slide-12-mh8z1k2a" (an index is not an ID)' }]);
     }
   });
 
@@ -323,7 +323,7 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     }
     const asNumber = await refused(noteId, "edit_note_tab", { ...base, operation: "row_delete", row_id: 2 });
     expect(asNumber.code).toBe("invalid_arguments");
-    expect(asNumber.issues.map((i: { path: string }) => i.path)).toEqual(["row_id"]);
+    expect(asNumber.issues).toEqual([{ path: "row_id", problem: 'must be the row\'s ID as text, e.g. "row-12-mh8z1k2a" (an index is not an ID)' }]);
     // The slide's ID is no row, and a row's ID is no slide.
     const rowAsSlide = await refused(noteId, "edit_note_tab", { ...base, tab_id: deck.tab_id, operation: "slide_delete", slide_id: ids[0] });
     expect(rowAsSlide).toMatchObject({ code: "slide_not_found", slide_id: ids[0] });
