@@ -8,7 +8,7 @@ import { Hono, type Context } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
 import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
-import { noteId as noteIdSchema } from "../mcp/schemas.js";
+import { cell, noteId as noteIdSchema } from "../mcp/schemas.js";
 import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
@@ -43,8 +43,6 @@ const slide = z.strictObject({
 });
 
 const itemId = z.string().min(1).max(LIMITS.itemIdLength);
-// A Sheet's sizes are the Note's limits (limit_exceeded), as for agents.
-const cell = z.union([z.string(), z.number()], { error: "must be text or a finite number" });
 
 const bodies = {
   create: z.strictObject({

@@ -59,7 +59,7 @@ const itemId = (what: "slide" | "row", use: string) =>
 // A Sheet's sizes (cells, rows per call, columns) are limits the Note answers with limit_exceeded naming each, not schema bounds.
 const columnName = text().min(1).max(LIMITS.columnNameLength);
 // Without a message of its own a union answers "Invalid input", which tells a model nothing to fix.
-const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
+export const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
 /** Cells by column name; a name no column can have is refused as the Note words it. */
 const cellsOf = <T extends z.ZodType>(value: T) =>
   z.record(z.string().max(LIMITS.columnNameLength), value, {
@@ -195,7 +195,7 @@ export const outputs = {
   edit_note_tab: z.object({
     ...writeResult,
     tab_id: z.string(),
-    operation: z.enum(AGENT_EDITS),
+    operation: z.enum(AGENT_EDITS).optional(),
     slides_added: z.int().optional(),
     slide_ids: z.array(z.string()).optional(),
     slide_count: z.int().optional(),
@@ -251,12 +251,18 @@ type ValueIn<U, K extends PropertyKey> = U extends unknown ? (K extends keyof U 
  * A union of object types as the one object type its output schema declares
  * (MCP wants one JSON object schema): the members' shared fields, then the
  * fields some member lacks as optional; each field's type is the union of the
- * members'. Any other type is itself.
+ * members'; a field optional in a member stays optional. Any other type is itself.
  */
 type Flat<U> =
   IsUnion<U> extends true
-    ? Simplify<{ [K in Extract<keyof U, string>]: ValueIn<U, K> } & { [K in Exclude<KeysOfUnion<U>, keyof U>]?: ValueIn<U, K> }>
+    ? Simplify<
+        { [K in Exclude<Extract<keyof U, string>, OptionalKeys<U>>]: ValueIn<U, K> } & {
+          [K in Exclude<KeysOfUnion<U>, keyof U> | OptionalKeys<U>]?: ValueIn<U, K>;
+        }
+      >
     : U;
+/** The fields some member of U declares optional. */
+type OptionalKeys<U> = U extends unknown ? { [K in keyof U]-?: object extends Pick<U, K> ? K : never }[keyof U] : never;
 type Simplify<T> = { [K in keyof T]: T[K] };
 
 // Changing an output schema or a domain result type alone fails `npm run typecheck` on that tool's line.

@@ -134,7 +134,8 @@ export type CreatedTab = WriteOutcomeFields & {
 export type EditedTab = WriteOutcomeFields & {
   note_id: string;
   tab_id: string;
-  operation: (typeof AGENT_EDITS)[number];
+  /** Absent on a result recorded before the content edits (issue 12) and replayed. */
+  operation?: (typeof AGENT_EDITS)[number];
 } & (
     | {
         slides_added: number;

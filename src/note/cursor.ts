@@ -38,7 +38,8 @@ export function decodeNotesCursor(user: string, cursor: string): string | null {
  * A cursor into a deck's slides or a Sheet's rows, bound to the Note and the
  * tab: the last item the page showed (its ID and its order key then), and
  * how many items came before the next page (its first index). A slide or row
- * added or deleted between two pages neither repeats nor hides another.
+ * added or deleted between two pages neither repeats nor hides another
+ * (readTab's `resume`); one the person moves between them may.
  */
 export interface ItemsCursor {
   after: number;

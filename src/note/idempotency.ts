@@ -81,7 +81,8 @@ class Hash64 {
     const object = value as Readonly<Record<string, unknown>>;
     const names = Object.keys(object);
     if (names.every((name) => (SLIDE_FIELDS as readonly string[]).includes(name))) {
-      // A slide, as the first release hashed it (a row with only such columns hashes so too, the same way every time).
+      // A slide, as the first release hashed it: kept so that records of that release still match. A row whose
+      // columns are only such names hashes this way too, the same way every time, so it stays one fingerprint.
       this.#unit(4);
       for (const name of SLIDE_FIELDS) this.value(object[name]);
       return;

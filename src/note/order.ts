@@ -43,6 +43,7 @@ export function moveItem<T extends { id: string }>(items: Sequence<T>, tabId: st
     // No free key between the two neighbours: fresh keys for the whole tab, then there is room.
     const rekeyed = rekey(items, tabId);
     const afterKey = rekeyed.find((it) => it.id === after?.id)?.key ?? null;
+    // Every gap is KEY_GAP now and the item is not already there, so a key is free.
     key = keyToFollow(items, tabId, afterKey) as number;
   }
   items.update(tabId, { ...item, key });

@@ -8,26 +8,16 @@ import type { RowOutput } from "./commands.js";
 import type { Issue } from "./errors.js";
 import { fieldPath, invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { appendKeys, moveItem } from "./order.js";
+import { deleteEdit, findItem, moveEdit, ROWS } from "./items.js";
+import { appendKeys } from "./order.js";
 import { fail, ok, type Result } from "./result.js";
 import type { Cells, Keyed, NoteMeta, NoteStore, SheetRow, TabRow } from "./store.js";
 import type { TabEdit } from "./tab-edit.js";
 import { newRowId } from "./tab-id.js";
 
-const ROW_ID_HINT =
-  'Row IDs look like "row-12-mh8z1k2a": read_note_tab lists each row\'s id, and every write that adds rows answers their row_ids. A row\'s index is not its ID.';
-
 /** The row with exactly this ID in this Sheet. Never an index. */
 export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {
-  const found = store.rows.find(rowId);
-  if (found !== null && found.tab_id === tab.id) return ok(found);
-  const what =
-    found !== null
-      ? `is a row of tab "${found.tab_id}", not of tab "${tab.id}"`
-      : /^\d+$/.test(rowId.trim())
-        ? "is a row index, not a row ID"
-        : `is no row of tab "${tab.id}" (deleted, or never one)`;
-  return fail({ code: "row_not_found", message: `"${rowId}" ${what}. ${ROW_ID_HINT}`, tab_id: tab.id, row_id: rowId, hint: ROW_ID_HINT });
+  return findItem(ROWS, store, tab, rowId);
 }
 
 /**
@@ -128,34 +118,8 @@ export const SHEET_EDITS = {
       return ok({ meta, tab, ids: [row.id], added: 0, unchanged: same });
     },
   },
-  row_delete: {
-    tabType: "sheet",
-    fields: ["row_id"],
-    validate: (i, checks) => checks.itemId("row_id", i.row_id),
-    apply: (ctx, meta, tab, i) => {
-      const found = findRow(ctx.store, tab, i.row_id as string);
-      if (!found.ok) return found;
-      ctx.store.rows.remove(tab.id, found.value.id);
-      return ok({ meta, tab: { ...tab, row_count: tab.row_count - 1 }, ids: [found.value.id], added: 0 });
-    },
-  },
-  row_move: {
-    tabType: "sheet",
-    fields: ["row_id", "after_id"],
-    validate: (i, checks) => {
-      checks.itemId("row_id", i.row_id);
-      checks.itemId("after_id", i.after_id, true);
-    },
-    apply: (ctx, meta, tab, i) => {
-      const found = findRow(ctx.store, tab, i.row_id as string);
-      if (!found.ok) return found;
-      const after = i.after_id === null || i.after_id === undefined ? ok(null) : findRow(ctx.store, tab, i.after_id);
-      if (!after.ok) return after;
-      const moved = moveItem(ctx.store.rows, tab.id, found.value, after.value, "after_id");
-      if (!moved.ok) return moved;
-      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value });
-    },
-  },
+  row_delete: deleteEdit(ROWS),
+  row_move: moveEdit(ROWS),
 } satisfies Record<string, TabEdit>;
 
 /**

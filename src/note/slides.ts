@@ -7,7 +7,8 @@
 import type { Input, SlideInput, SlideOutput } from "./commands.js";
 import { limitExceeded, wrongTabType } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import { appendKeys, moveItem } from "./order.js";
+import { deleteEdit, findItem, moveEdit, SLIDES } from "./items.js";
+import { appendKeys } from "./order.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import type { Keyed, NoteMeta, NoteStore, Slide, TabRow } from "./store.js";
@@ -16,24 +17,9 @@ import { newSlideId } from "./tab-id.js";
 import { findTab, summary } from "./tabs.js";
 import { SLIDE_FIELDS } from "./validate.js";
 
-const SLIDE_ID_HINT =
-  'Slide IDs look like "slide-12-mh8z1k2a": read_note_tab lists each slide\'s id, and every write that adds slides answers their slide_ids. ' +
-  "A slide's index or title is not its ID.";
-
 /** The slide with exactly this ID in this deck. Never an index, never a title. */
 export function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {
-  const found = store.slides.find(slideId);
-  if (found !== null && found.tab_id === tab.id) return ok(found);
-  // Only the message looks further: an index, a title or another deck's slide is named as such.
-  const what =
-    found !== null
-      ? `is a slide of tab "${found.tab_id}", not of tab "${tab.id}"`
-      : /^\d+$/.test(slideId.trim())
-        ? "is a slide index, not a slide ID"
-        : store.slideTitled(tab.id, slideId)
-          ? "is a slide title, not a slide ID"
-          : `is no slide of tab "${tab.id}" (deleted, or never one)`;
-  return fail({ code: "slide_not_found", message: `"${slideId}" ${what}. ${SLIDE_ID_HINT}`, tab_id: tab.id, slide_id: slideId, hint: SLIDE_ID_HINT });
+  return findItem(SLIDES, store, tab, slideId);
 }
 
 /** Appends slides to a deck: new IDs from the Note's counter, keys after its last slide. */
@@ -81,34 +67,8 @@ export const SLIDE_EDITS = {
       return ok({ meta, tab, ids: [slide.id], added: 0, unchanged: same });
     },
   },
-  slide_delete: {
-    tabType: "slides",
-    fields: ["slide_id"],
-    validate: (i, checks) => checks.itemId("slide_id", i.slide_id),
-    apply: (ctx, meta, tab, i) => {
-      const found = findSlide(ctx.store, tab, i.slide_id as string);
-      if (!found.ok) return found;
-      ctx.store.slides.remove(tab.id, found.value.id);
-      return ok({ meta, tab: { ...tab, slide_count: tab.slide_count - 1 }, ids: [found.value.id], added: 0 });
-    },
-  },
-  slide_move: {
-    tabType: "slides",
-    fields: ["slide_id", "after_id"],
-    validate: (i, checks) => {
-      checks.itemId("slide_id", i.slide_id);
-      checks.itemId("after_id", i.after_id, true);
-    },
-    apply: (ctx, meta, tab, i) => {
-      const found = findSlide(ctx.store, tab, i.slide_id as string);
-      if (!found.ok) return found;
-      const after = i.after_id === null || i.after_id === undefined ? ok(null) : findSlide(ctx.store, tab, i.after_id);
-      if (!after.ok) return after;
-      const moved = moveItem(ctx.store.slides, tab.id, found.value, after.value, "after_id");
-      if (!moved.ok) return moved;
-      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value });
-    },
-  },
+  slide_delete: deleteEdit(SLIDES),
+  slide_move: moveEdit(SLIDES),
 } satisfies Record<string, TabEdit>;
 
 /** The person replaces a deck's slides in the app. */

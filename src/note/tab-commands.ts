@@ -82,13 +82,14 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
 /**
  * Where a page after this cursor starts: after its last item, wherever that
  * item's key is now (a person's move that found no free key gives the whole
- * tab new keys: src/note/order.ts), or after the key it had when that item is
- * gone. Null for a cursor not issued for this tab.
+ * tab new keys: src/note/order.ts). When that item is gone, from the key it
+ * had, inclusive: an item appended since may hold that very key, and the page
+ * had not shown it.
  */
 function resume(store: NoteStore, tab: TabRow, kind: "slides" | "rows", cursor: ItemsCursor | null): { after: number; count: number } | null {
   if (cursor === null) return null;
   const last = (kind === "slides" ? store.slides : store.rows).find(cursor.lastId);
-  return { after: last !== null && last.tab_id === tab.id ? last.key : cursor.after, count: cursor.count };
+  return { after: last !== null && last.tab_id === tab.id ? last.key : cursor.after - 1, count: cursor.count };
 }
 
 /** `create_note_tab`: a Slides tab with an optional outline, or a Sheet with optional columns and rows, at the end of the strip. */
@@ -124,21 +125,19 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
   apply: (ctx, meta, i, version) => {
     const room = roomForTab(meta);
     if (!room.ok) return room;
-    const outcome = { version, replayed: false, arguments_differ: false };
+    const answer = (tab: TabRow) => ({ note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false });
     if (i.tab_type === "sheet") {
       const columns = i.columns ?? [];
       const { rows, meta: identified } = newRows(ctx.now(), meta, i.rows ?? [], columns, null);
       const { tab, meta: after } = appendTab(ctx, identified, { type: "sheet", label: i.label, columns, rowCount: rows.length });
       if (rows.length > 0) ctx.store.rows.insert(tab.id, rows);
-      const base = { note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position };
-      const result = { ...base, tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id), ...outcome };
+      const result = { ...answer(tab), tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id) };
       return ok({ commit: true, meta: after, result });
     }
     const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? [], null);
     const { tab, meta: after } = appendTab(ctx, identified, { type: "slides", label: i.label, slideCount: slides.length });
     if (slides.length > 0) ctx.store.slides.insert(tab.id, slides);
-    const base = { note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position };
-    const result = { ...base, tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id), ...outcome };
+    const result = { ...answer(tab), tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id) };
     return ok({ commit: true, meta: after, result });
   },
 };

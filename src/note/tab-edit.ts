@@ -42,8 +42,12 @@ export interface TabEdit {
 
 const EDITS: Readonly<Record<TabEditName, TabEdit>> = { ...SLIDE_EDITS, ...SHEET_EDITS };
 
-/** Every edit's fields, in a fixed order: the first six are the ones edit_note_tab's first release fingerprinted. */
-const EDIT_FIELDS = ["tab_id", "operation", "title", "body", "notes", "slides", "slide_id", "rows", "row_id", "cells", "columns", "after_id"] as const;
+/** edit_note_tab's fields in its first release, in the order its fingerprint hashes them. */
+const FIRST_FIELDS = ["tab_id", "operation", "title", "body", "notes", "slides"] as const;
+/** The agent's fields since: hashed only when given (keyed-write.ts), so older records still match. */
+const LATER_FIELDS = ["slide_id", "rows", "row_id", "cells", "columns"] as const;
+/** Every edit's fields; after_id moves an item, which is the person's alone. */
+const EDIT_FIELDS = [...FIRST_FIELDS, ...LATER_FIELDS, "after_id"] as const;
 
 function validateEdit(input: Readonly<Record<string, unknown>>, checks: Checks, allowed: readonly TabEditName[]): void {
   checks.tabId("tab_id", input.tab_id);
@@ -76,20 +80,21 @@ function runEdit(ctx: NoteContext, meta: NoteMeta, input: TabEditFields & { oper
 /** `edit_note_tab`: one edit of the slides or Sheet tab with this exact ID. */
 export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab">> = {
   tool: "edit_tab",
-  fields: EDIT_FIELDS.slice(0, 6),
-  laterFields: EDIT_FIELDS.slice(6, -1),
+  fields: FIRST_FIELDS,
+  laterFields: LATER_FIELDS,
   validate: (i, checks) => validateEdit(i, checks, AGENT_EDITS),
   prepare: asGiven,
   apply: (ctx, meta, i, version) => {
     const done = runEdit(ctx, meta, i);
     if (!done.ok) return done;
-    const { tab, ids, added } = done.value;
-    const base = { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version, replayed: false, arguments_differ: false };
+    const { tab, ids, added, unchanged } = done.value;
+    // A change that changes nothing commits nothing and records no key, as an already-attached source does.
+    const base = { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: unchanged === true ? meta.version : version, replayed: false, arguments_differ: false };
     const result =
       tab.type === "slides"
         ? { ...base, slides_added: added, slide_ids: ids, slide_count: tab.slide_count }
         : { ...base, row_ids: ids, row_count: tab.row_count, columns: tab.columns };
-    return ok({ commit: true, meta: done.value.meta, result });
+    return ok(unchanged === true ? { commit: false, answer: result } : { commit: true, meta: done.value.meta, result });
   },
 };
 

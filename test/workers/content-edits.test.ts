@@ -806,3 +806,30 @@ describe("reading a Sheet in pages", () => {
     expect(all.map((row: { cells: unknown }) => row.cells)).toEqual(Array.from({ length: total }, (_, i) => rowOf(i)));
   });
 });
+
+describe("review findings", () => {
+  it("a row appended at the key of the cursor's deleted last row is on the next page, not hidden", async () => {
+    const { noteId, tabId, ids, version } = await newSheet(["A"], [{ A: 1 }, { A: 2 }, { A: 3 }]);
+    const first = await ok("read_note_tab", { note_id: noteId, tab_id: tabId, limit: 2 });
+    expect(first.rows.map((r: { id: string }) => r.id)).toEqual(ids.slice(0, 2));
+    let current = version;
+    for (const id of [ids[2], ids[1]]) current = (await ok("edit_note_tab", { note_id: noteId, expected_version: current, idempotency_key: `del-${id}`, tab_id: tabId, operation: "row_delete", row_id: id })).version;
+    // Appended after the last row left (row 1), the new row takes the key row 2 had: the cursor's key.
+    const added = await ok("edit_note_tab", { note_id: noteId, expected_version: current, idempotency_key: "add", tab_id: tabId, operation: "rows_append", rows: [{ A: 4 }] });
+    const next = await ok("read_note_tab", { note_id: noteId, tab_id: tabId, limit: 2, cursor: first.next_cursor });
+    expect(next.rows.map((r: { id: string; cells: unknown }) => [r.id, r.cells])).toEqual([[added.row_ids[0], { A: 4 }]]);
+  });
+
+  it("an agent's edit that changes nothing commits nothing: the version stays, no key is recorded, the Note is byte-identical", async () => {
+    const { noteId, tabId, ids, version } = await newDeck(3);
+    const before = await dump(noteId);
+    const same = await ok("edit_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "same", tab_id: tabId, operation: "slide_update", slide_id: ids[1], body: "Body 2" });
+    expect(same).toMatchObject({ version, replayed: false, slide_ids: [ids[1]], slide_count: 3 });
+    expect(await dump(noteId)).toEqual(before);
+    const sheet = await newSheet(["A"], [{ A: 1 }]);
+    const sheetBefore = await dump(sheet.noteId);
+    const cells = await ok("edit_note_tab", { note_id: sheet.noteId, expected_version: sheet.version, idempotency_key: "same", tab_id: sheet.tabId, operation: "row_update", row_id: sheet.ids[0], cells: { A: 1 } });
+    expect(cells).toMatchObject({ version: sheet.version, row_ids: sheet.ids });
+    expect(await dump(sheet.noteId)).toEqual(sheetBefore);
+  });
+});
