@@ -101,12 +101,20 @@ function stores(): [string, (test: (store: NoteStore, dumpNow: () => string) => 
   ];
 }
 
-/** Writes to every kind of state a Note keeps: the meta row, a tab, its slides, a key record, a source, a file, the outbox. */
+/** Writes to every kind of state a Note keeps: the meta row, a deck and its slides, a Sheet and its rows, a key record, a source, a file, the outbox. */
 function writeEverything(store: NoteStore): void {
-  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0, deleted: false };
-  store.writeMeta({ ...meta, version: meta.version + 1, next_tab_n: meta.next_tab_n + 1, next_slide_n: meta.next_slide_n + 1 });
-  store.insertTab({ id: "slides-99-x", type: "slides", label: "L", position: 3, slide_count: 1 });
-  store.appendSlides("slides-99-x", 0, [{ id: "slide-99-x", title: "s", body: "", notes: "" }]);
+  const meta = store.readMeta() ?? { note_id: "n", title: "t", version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, next_row_n: 1, tab_count: 3, source_count: 0, file_count: 0, created_at: 0, deleted: false };
+  store.writeMeta({ ...meta, version: meta.version + 1, next_tab_n: meta.next_tab_n + 2, next_slide_n: meta.next_slide_n + 1, next_row_n: meta.next_row_n + 2 });
+  store.insertTab({ id: "slides-99-x", type: "slides", label: "L", position: 3, slide_count: 1, row_count: 0, columns: [] });
+  store.slides.insert("slides-99-x", [{ id: "slide-99-x", key: 0, title: "s", body: "", notes: "" }]);
+  store.slides.update("slides-99-x", { id: "slide-99-x", key: 1024, title: "s2", body: "b", notes: "" });
+  store.insertTab({ id: "sheet-100-x", type: "sheet", label: "S", position: 4, slide_count: 0, row_count: 1, columns: ["A"] });
+  store.rows.insert("sheet-100-x", [
+    { id: "row-99-x", key: 0, cells: { A: "a" } },
+    { id: "row-100-x", key: 1024, cells: { A: 1 } },
+  ]);
+  store.rows.update("sheet-100-x", { id: "row-99-x", key: 512, cells: { A: "b" } });
+  store.rows.remove("sheet-100-x", "row-100-x");
   store.recordIdempotency({ key: "k", tool: "create_tab", fingerprint: "f", result: { tab_id: "slides-99-x" }, created_at: 1 });
   store.insertSource({ title: "S", url: "https://example.org/", normalized_url: "https://example.org", description: "", added_at: 1 });
   store.insertFile({ name: "a.pdf", media_type: "application/pdf", size_bytes: 1, added_at: 1 });
@@ -160,6 +168,9 @@ describe.each(stores())("one transaction owner, in the store %s", (_name, withSt
       expect(store.transaction(() => (writeEverything(store), ok("done")))).toEqual({ ok: true, value: "done" });
       expect(dumpNow()).not.toBe(before);
       expect(store.tab("slides-99-x")).toMatchObject({ slide_count: 1 });
+      expect(store.slides.all("slides-99-x")).toEqual([{ id: "slide-99-x", key: 1024, title: "s2", body: "b", notes: "" }]);
+      expect(store.tab("sheet-100-x")).toMatchObject({ row_count: 1, columns: ["A"] });
+      expect(store.rows.all("sheet-100-x")).toEqual([{ id: "row-99-x", key: 512, cells: { A: "b" } }]);
       expect(store.owedDirectoryEntries()).toHaveLength(1);
     });
   });
@@ -181,8 +192,8 @@ describe.each(stores())("the store %s answers as the other does", (_name, withSt
     await withStore((store) => {
       store.transaction(() => {
         for (const user of ["\u{1F600}", "\uFFFD", "b", "a"]) store.addMember(user, "editor");
-        store.insertTab({ id: "slides-10-a", type: "slides", label: "t", position: 7, slide_count: 0 });
-        store.insertTab({ id: "slides-9-a", type: "slides", label: "t", position: 7, slide_count: 0 });
+        store.insertTab({ id: "slides-10-a", type: "slides", label: "t", position: 7, slide_count: 0, row_count: 0, columns: [] });
+        store.insertTab({ id: "slides-9-a", type: "slides", label: "t", position: 7, slide_count: 0, row_count: 0, columns: [] });
         return ok(null);
       });
       expect(store.members().filter((u) => u !== "alice")).toEqual(["a", "b", "\uFFFD", "\u{1F600}"]);
