@@ -5,7 +5,23 @@ import { describe, expect, it } from "vitest";
 import { DIRECTORY_MIGRATIONS, NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
 import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
-import { newNote, ok } from "../support/workers.js";
+import { api, newNote, ok } from "../support/workers.js";
+
+/**
+ * Takes a database back to the schema before migration 7, as a Note written
+ * then holds it: slides numbered 0..n-1 (the keys a Note of today's code gets
+ * by appending, divided by the gap), no slide ID index, no Sheet rows, no row
+ * counter, no row count or columns on tabs.
+ */
+function beforeMigration7(sql: Sql): void {
+  sql.run("DROP TABLE sheet_rows");
+  sql.run("DROP INDEX slides_id");
+  sql.run("UPDATE slides SET idx = idx / 1024");
+  sql.run("ALTER TABLE meta DROP COLUMN next_row_n");
+  sql.run("ALTER TABLE tabs DROP COLUMN row_count");
+  sql.run("ALTER TABLE tabs DROP COLUMN columns");
+  sql.run("DELETE FROM schema_migrations WHERE version = 7");
+}
 
 describe("durability", () => {
   it("acknowledged writes and idempotency records survive a restart of the object", async () => {
@@ -46,8 +62,9 @@ describe("durability", () => {
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const counted = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
-      // The database as schema 1 left it: no tab_count, no fingerprint, no deleted, no slide IDs, migrations 2 to 6 not applied.
+      // The database as schema 1 left it: no tab_count, no fingerprint, no deleted, no slide IDs, no Sheet rows, migrations 2 to 7 not applied.
       state.storage.transactionSync(() => {
+        beforeMigration7(sql);
         sql.run("ALTER TABLE meta DROP COLUMN tab_count");
         sql.run("ALTER TABLE meta DROP COLUMN deleted");
         sql.run("ALTER TABLE meta DROP COLUMN next_slide_n");
@@ -134,6 +151,7 @@ describe("durability", () => {
       const sql = new Sql(state.storage.sql);
       // The database as schema 5 left it: slides without IDs, no slide counter; the second tab moved before the first.
       state.storage.transactionSync(() => {
+        beforeMigration7(sql);
         sql.run("ALTER TABLE meta DROP COLUMN next_slide_n");
         sql.run("ALTER TABLE slides DROP COLUMN id");
         sql.run("UPDATE tabs SET position = 7 - position WHERE position IN (3, 4)");
@@ -155,6 +173,87 @@ describe("durability", () => {
     const added = await ok("edit_note_tab", { note_id: noteId, expected_version: second.version, idempotency_key: "c", tab_id: second.tab_id, operation: "slide_add", title: "B2" });
     expect(added.slide_ids).toHaveLength(1);
     expect(added.slide_ids[0]).toMatch(/^slide-4-[0-9a-z]+$/);
+  });
+
+  it("migration 7 gives the slides of a Note written before it order keys ×1024, in the same order with the same IDs: found by ID, appended after, and Sheets work", async () => {
+    const { noteId, version } = await newNote();
+    const slides = (...titles: string[]) => titles.map((title) => ({ title, body: `${title} body` }));
+    const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: slides("A1", "A2", "A3") });
+    const other = await ok("create_note_tab", { note_id: noteId, expected_version: deck.version, idempotency_key: "b", tab_type: "slides", slides: slides("B1", "B2") });
+    const oldSheet = await ok("create_note_tab", { note_id: noteId, expected_version: other.version, idempotency_key: "c", tab_type: "sheet", label: "Old sheet" });
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    type SlideRow = { tab_id: string; idx: number; id: string; title: string };
+    const upgraded = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      const slideRows = () => sql.all<SlideRow>("SELECT tab_id, idx, id, title FROM slides ORDER BY tab_id, idx");
+      // The database as schema 6 left it: slides numbered 0..n-1 in each deck, no Sheet rows.
+      state.storage.transactionSync(() => beforeMigration7(sql));
+      const before = slideRows();
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      return {
+        before,
+        after: slideRows(),
+        meta: sql.first<{ next_slide_n: number; next_row_n: number }>("SELECT next_slide_n, next_row_n FROM meta"),
+        tabs: sql.all<{ id: string; row_count: number; columns: string }>("SELECT id, row_count, columns FROM tabs ORDER BY position"),
+      };
+    });
+    // Schema 6's numbering, then the same slides with their IDs, in the same order, keys times the gap.
+    const ids = [...deck.slide_ids, ...other.slide_ids];
+    expect(upgraded.before.map((s) => [s.id, s.idx])).toEqual(expect.arrayContaining(ids.map((id, i) => [id, i < 3 ? i : i - 3])));
+    expect(upgraded.after).toEqual(upgraded.before.map((s) => ({ ...s, idx: s.idx * 1024 })));
+    expect(upgraded.meta).toEqual({ next_slide_n: 6, next_row_n: 1 });
+    expect(upgraded.tabs.map((t) => [t.row_count, t.columns])).toEqual(Array.from({ length: 6 }, () => [0, "[]"]));
+    await abortAllDurableObjects();
+
+    const read = async (tabId: string) => (await ok("read_note_tab", { note_id: noteId, tab_id: tabId })) as { slides: { id: string; title: string; body: string }[] };
+    expect((await read(deck.tab_id)).slides.map((s) => [s.id, s.title])).toEqual([0, 1, 2].map((i) => [deck.slide_ids[i], `A${i + 1}`]));
+    // An old slide is found by its ID: updated in place, then deleted; a new one goes after the last.
+    const updated = await ok("edit_note_tab", { note_id: noteId, expected_version: oldSheet.version, idempotency_key: "d", tab_id: deck.tab_id, operation: "slide_update", slide_id: deck.slide_ids[1], body: "corrected" });
+    expect(updated).toMatchObject({ slide_ids: [deck.slide_ids[1]], slide_count: 3 });
+    const deleted = await ok("edit_note_tab", { note_id: noteId, expected_version: updated.version, idempotency_key: "e", tab_id: other.tab_id, operation: "slide_delete", slide_id: other.slide_ids[0] });
+    expect(deleted).toMatchObject({ slide_ids: [other.slide_ids[0]], slide_count: 1 });
+    const added = await ok("edit_note_tab", { note_id: noteId, expected_version: deleted.version, idempotency_key: "f", tab_id: deck.tab_id, operation: "slide_add", title: "A4" });
+    expect(added.slide_ids).toHaveLength(1);
+    expect(added.slide_ids[0]).toMatch(/^slide-6-[0-9a-z]+$/);
+    expect((await read(deck.tab_id)).slides.map((s) => [s.id, s.title, s.body])).toEqual([
+      [deck.slide_ids[0], "A1", "A1 body"],
+      [deck.slide_ids[1], "A2", "corrected"],
+      [deck.slide_ids[2], "A3", "A3 body"],
+      [added.slide_ids[0], "A4", ""],
+    ]);
+    expect((await read(other.tab_id)).slides.map((s) => s.id)).toEqual([other.slide_ids[1]]);
+    // The person moves an old slide between two others: it takes a key between theirs.
+    const moved = await api("PATCH", `/notes/${noteId}/tabs/${deck.tab_id}/slides/${deck.slide_ids[0]}`, { after_id: deck.slide_ids[2] });
+    expect(moved.status).toBe(200);
+    expect((await read(deck.tab_id)).slides.map((s) => s.title)).toEqual(["A2", "A3", "A1", "A4"]);
+    // A stub of an aborted object stays broken: a new one reaches the restarted object.
+    const keys = await runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), (_instance, state) =>
+      new Sql(state.storage.sql).all<{ id: string; idx: number }>("SELECT id, idx FROM slides WHERE tab_id = ? ORDER BY idx", deck.tab_id),
+    );
+    expect(keys).toEqual([
+      { id: deck.slide_ids[1], idx: 1024 },
+      { id: deck.slide_ids[2], idx: 2048 },
+      { id: deck.slide_ids[0], idx: 2560 },
+      { id: added.slide_ids[0], idx: 3072 },
+    ]);
+
+    // A Sheet from before the migration takes columns and rows; a new one is created with them.
+    let at = moved.body.version as number;
+    const columns = await ok("edit_note_tab", { note_id: noteId, expected_version: at, idempotency_key: "g", tab_id: oldSheet.tab_id, operation: "columns_add", columns: ["Name", "Age"] });
+    const appended = await ok("edit_note_tab", { note_id: noteId, expected_version: columns.version, idempotency_key: "h", tab_id: oldSheet.tab_id, operation: "rows_append", rows: [{ Name: "Ada", Age: 36 }, { Name: "Alan" }] });
+    expect(appended).toMatchObject({ row_count: 2, columns: ["Name", "Age"] });
+    expect(appended.row_ids.map((id: string) => id.replace(/-[0-9a-z]+$/, ""))).toEqual(["row-1", "row-2"]);
+    const sheet = await ok("create_note_tab", { note_id: noteId, expected_version: appended.version, idempotency_key: "i", tab_type: "sheet", columns: ["X"], rows: [{ X: 1 }] });
+    expect(sheet).toMatchObject({ tab_type: "sheet", columns: ["X"], row_count: 1 });
+    expect(sheet.row_ids[0]).toMatch(/^row-3-[0-9a-z]+$/);
+    at = sheet.version;
+    await ok("edit_note_tab", { note_id: noteId, expected_version: at, idempotency_key: "j", tab_id: oldSheet.tab_id, operation: "row_update", row_id: appended.row_ids[1], cells: { Age: 41 } });
+    const rows = await ok("read_note_tab", { note_id: noteId, tab_id: oldSheet.tab_id });
+    expect(rows).toMatchObject({ columns: ["Name", "Age"], next_cursor: null });
+    expect(rows.rows).toEqual([
+      { id: appended.row_ids[0], index: 0, cells: { Name: "Ada", Age: 36 } },
+      { id: appended.row_ids[1], index: 1, cells: { Name: "Alan", Age: 41 } },
+    ]);
   });
 
   it("directory migration 2 folds the titles of entries written before it, and a title filter finds them", async () => {
