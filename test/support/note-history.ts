@@ -5,7 +5,7 @@
  * and every table against the reference model.
  */
 import fc from "fast-check";
-import { canonical, LIMIT, NoteModel, show, URLS, type Call, type Caller, type ErrorCode, type Expectation, type Row, type Tables, type TimeWindow } from "./note-model.js";
+import { AGENT_EDITS, canonical, LIMIT, NoteModel, PERSON_EDITS, show, URLS, type Call, type Caller, type ErrorCode, type Expectation, type Row, type Tables, type TimeWindow } from "./note-model.js";
 import { differences, dumpText, invariants, ordered, project, sqliteRules } from "./note-tables.js";
 
 export type Answer = { ok: true; value: Row } | { ok: false; error: Row } | { thrown: string };
@@ -40,12 +40,19 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
-  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
+  const operations = ["create_note", "set_approval", "add_member", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
+  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
     ...["create_tab", "edit_tab", "add_source"].map((op) => `${op}: replayed`),
-    ...["tabs_per_note", "slides_per_tab", "sources_per_note", "files_per_note"].map((limit) => `limit: ${limit}`),
+    ...AGENT_EDITS.flatMap((op) => [`edit_tab ${op}: ok`, `edit_tab ${op}: replayed`]),
+    ...PERSON_EDITS.map((op) => `change_tab ${op}: ok`),
+    ...["slide_not_found", "row_not_found"].flatMap((code) => [`edit_tab: ${code}`, `change_tab: ${code}`]),
+    "read_tab: rows first page with more",
+    "read_tab: rows next page",
+    ...["tabs_per_note", "slides_per_tab", "sources_per_note", "files_per_note", "columns_per_sheet", "rows_per_sheet"].map((limit) => `limit: ${limit}`),
+    "rekey slides",
+    "rekey rows",
     "restart",
   ];
   return [...wanted.filter((w) => !tally.has(w)), ...codes.filter((code) => !seen.some((k) => k.endsWith(`: ${code}`))).map((code) => `any ${code}`)];
@@ -117,7 +124,13 @@ export class Run {
 
   #judge(call: Call, expected: Expectation, answer: Answer, window: TimeWindow, trail = true): void {
     if (trail) this.#trail.push(`${this.#trail.length + 1}. ${call.caller.user}/${call.caller.channel} ${call.name} ${show(call.input)} → ${outcome(answer)}`);
-    count(this.tally, `${call.name}: ${"ok" in answer ? (answer.ok ? (answer.value.replayed === true ? "replayed" : "ok") : answer.error.code) : "thrown"}`);
+    const said = "ok" in answer ? (answer.ok ? (answer.value.replayed === true ? "replayed" : "ok") : String(answer.error.code)) : "thrown";
+    count(this.tally, `${call.name}: ${said}`);
+    // An edit's outcome by operation too: every new operation must be seen to succeed (and replay).
+    if (typeof call.input.operation === "string") count(this.tally, `${call.name} ${call.input.operation}: ${said}`);
+    if (call.name === "read_tab" && "ok" in answer && answer.ok && Array.isArray(answer.value.rows)) {
+      count(this.tally, `read_tab: rows ${call.input.cursor === undefined ? "first" : "next"} page${typeof answer.value.next_cursor === "string" ? " with more" : ""}`);
+    }
     if ("ok" in answer && !answer.ok && answer.error.code === "limit_exceeded") count(this.tally, `limit: ${String(answer.error.limit)}`);
     const want = [...expected.codes, ...(expected.success === null ? [] : ["success"])].join(" or ");
     if ("thrown" in answer) throw this.#failure(`${call.name} threw (a caller gets a 500); expected ${want}`, [answer.thrown]);
@@ -149,7 +162,6 @@ export class Run {
     const bump = versions[1] - versions[0];
     if (bump < 0 || bump > (change === "write" ? calls : 0)) problems.push(`the version went from ${versions[0]} to ${versions[1]}`);
     if (this.note.store === "sqlite") problems.push(...sqliteRules(tables, this.#first, this.#tables));
-    problems.push(...this.model.learnSlideIds(rows.slides ?? []));
     const model = differences(ordered(this.model.tables()), rows);
     if (model.length > 0) problems.push("rows differ from the model's:", ...model);
     if (problems.length > 0) throw this.#failure(`${what}, but`, problems);
@@ -260,6 +272,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
   );
   const tab = fc.oneof(
     { weight: 8, arbitrary: fc.record({ deck: fc.nat(30) }) },
+    { weight: 4, arbitrary: fc.record({ sheet: fc.nat(30) }) },
     { weight: 4, arbitrary: fc.record({ made: fc.nat(30) }) },
     { weight: 3, arbitrary: fc.record({ strip: fc.nat(30) }) },
     { weight: 1, arbitrary: fc.record({ label: fc.nat(30) }) },
@@ -268,6 +281,28 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
   const label = pick(LABEL_WEIGHTS);
   const flaw = pick({ none: 30, paddedTitle: 1, maxTitle: 1, maxBody: 1, blankTitle: 1, longTitle: 1, longBody: 1, longNotes: 1, controlTitle: 1, missing: 1 });
   const deck = (counts: Record<string, number>) => fc.record({ count: pick(counts), flaw });
+  // An edit's tab: mostly one of the kind its operation edits; sometimes any tab a caller might name.
+  const editTab = fc.oneof({ weight: 12, arbitrary: fc.record({ fit: fc.nat(30) }) }, { weight: 2, arbitrary: tab });
+  // A slide or row as a caller names it: mostly one of the tab's own; sometimes another tab's, a deleted one, an index, a title, a number, the other kind's ID.
+  const item = fc.oneof(
+    { weight: 30, arbitrary: fc.record({ own: fc.nat(30) }) },
+    { weight: 1, arbitrary: fc.record({ other: fc.nat(30) }) },
+    { weight: 1, arbitrary: fc.record({ seen: fc.nat(60) }) },
+    { weight: 3, arbitrary: pick({ index: 1, title: 1, number: 1, otherKind: 1, unknown: 1, missing: 1 }) },
+  );
+  const after = fc.oneof(
+    { weight: 3, arbitrary: fc.constant("first") },
+    { weight: 8, arbitrary: fc.record({ own: fc.nat(30) }) },
+    { weight: 2, arbitrary: pick({ self: 1, unknown: 1, missing: 1, number: 1, other: 1 }) },
+  );
+  const content = {
+    update: pick({ body: 8, title: 4, all: 4, same: 3, none: 1, blankTitle: 1, overBody: 1, padded: 1 }),
+    rows: pick({ 1: 8, 3: 6, 500: 1, 501: 1, wide: 1, unknownColumn: 1, emptyRow: 1, zero: 1, missing: 1 }),
+    cells: pick({ one: 10, two: 5, clear: 5, same: 3, maxCell: 1, unknownColumn: 1, empty: 1, overCell: 1, badValue: 1, infinite: 1, missing: 1 }),
+    columns: pick({ one: 8, two: 4, numeric: 1, existing: 1, twice: 1, blank: 1, padded: 1, proto: 1, fill: 2, over: 3, zero: 1 }),
+  };
+  const edit = (operations: Record<string, number>) =>
+    fc.record({ operation: pick(operations), tab: editTab, item, after, title: pick({ plain: 20, padded: 1, max: 1, blank: 1, over: 1, missing: 1, control: 1 }), slides: deck({ 0: 1, 1: 4, 2: 3, 20: 2, 21: 1 }), ...content });
 
   // Restarts stay about one in four histories however many there are; every other step is that much likelier.
   const scale = Math.max(1, Math.round(options.runs / 300));
@@ -357,34 +392,50 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     create_tab: tool(
       "create_tab",
       7,
-      fc.record({ who, v: version, key, type: pick({ slides: 6, sheet: 3, markdown: 1, missing: 1 }), label, slides: deck({ none: 6, 1: 3, 2: 2, 20: 1, 21: 1 }) }),
-      (p, m) => ({
-        ...write(p, m),
-        tab_type: p.type === "missing" ? undefined : p.type,
-        label: LABELS[p.label],
-        slides: slideList(p.slides),
-      }),
-    ),
-    edit_tab: tool(
-      "edit_tab",
-      7,
       fc.record({
         who,
         v: version,
         key,
-        tab,
-        operation: pick({ slide_add: 8, slides_add_outline: 6, both: 1, slides_add: 1, missing: 1 }),
-        title: pick({ plain: 20, padded: 1, max: 1, blank: 1, over: 1, missing: 1, control: 1 }),
-        slides: deck({ 0: 1, 1: 4, 2: 3, 20: 2, 21: 1 }),
+        type: pick({ slides: 6, sheet: 4, markdown: 1, missing: 1 }),
+        label,
+        slides: deck({ none: 6, 1: 3, 2: 2, 20: 1, 21: 1 }),
+        columns: pick({ none: 3, three: 10, max: 1, over: 1, twice: 1, blank: 1 }),
+        rows: pick({ none: 3, 1: 4, 3: 6, 500: 1, 501: 1, unknownColumn: 1, emptyRow: 1 }),
       }),
       (p, m) => {
-        const title = p.title === "max" ? long(LIMIT.slideTitle) : p.title === "over" ? long(LIMIT.slideTitle + 1) : TITLES[p.title];
-        const base = { ...write(p, m), tab_id: tabId(p.tab, m) };
-        if (p.operation === "slide_add") return { ...base, operation: "slide_add", title, body: "Added" };
-        if (p.operation === "slides_add_outline") return { ...base, operation: "slides_add_outline", slides: slideList(p.slides) };
-        if (p.operation === "both") return { ...base, operation: "slide_add", title, slides: slideList(p.slides) };
-        return { ...base, operation: p.operation === "missing" ? undefined : p.operation, title };
+        // A Sheet mostly with its own fields; a deck sometimes with a Sheet's, and the other way round.
+        const sheetFields = p.type === "sheet" || (p.columns === "three" && p.rows === "none");
+        const columns = sheetFields ? createColumns(p.columns) : undefined;
+        return {
+          ...write(p, m),
+          tab_type: p.type === "missing" ? undefined : p.type,
+          label: LABELS[p.label],
+          slides: p.type === "sheet" && p.slides.count !== "1" ? undefined : slideList(p.slides),
+          columns,
+          rows: sheetFields ? rowList(p.rows, columns ?? ["Name"]) : undefined,
+        };
       },
+    ),
+    edit_tab: tool(
+      "edit_tab",
+      10,
+      fc.record({
+        who,
+        v: version,
+        key,
+        edit: edit({ slide_add: 6, slides_add_outline: 4, slide_update: 8, slide_delete: 4, rows_append: 6, row_update: 8, row_delete: 4, columns_add: 5, both: 1, slides_add: 1, slide_move: 1, missing: 1 }),
+      }),
+      (p, m) => ({ ...write(p, m), ...editInput(p.edit, m) }),
+    ),
+    change_tab: person(
+      "change_tab",
+      7,
+      fc.record({
+        who,
+        v: personVersion,
+        edit: edit({ slide_add: 4, slides_add_outline: 2, slide_update: 4, slide_delete: 2, slide_move: 6, rows_append: 4, row_update: 4, row_delete: 2, columns_add: 3, row_move: 6, missing: 1 }),
+      }),
+      (p, m) => ({ ...editInput(p.edit, m), expected_version: personalVersion(p.v, m) }),
     ),
     add_source: tool(
       "add_source",
@@ -407,26 +458,32 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     list_tabs: call("list_tabs", 2, fc.record({ who, channel: pick({ connector: 3, app: 1 }) }), (p) => ({ caller: { user: p.who, channel: p.channel }, name: "list_tabs", input: {} })),
     read_tab: tool(
       "read_tab",
-      3,
+      4,
       fc.record({
         who,
-        tab,
-        limit: pick({ none: 4, one: 2, two: 2, max: 1, over: 1 }),
+        tab: fc.oneof({ weight: 1, arbitrary: tab }, { weight: 1, arbitrary: fc.record({ filled: fc.nat(30) }) }),
+        limit: pick({ none: 4, one: 3, two: 3, max: 1, over: 1, rowsMax: 1, rowsOver: 1 }),
         cursor: fc.oneof(
           { weight: 3, arbitrary: fc.constant("none") },
           { weight: 3, arbitrary: fc.record({ follow: fc.nat(10) }) },
+          { weight: 2, arbitrary: fc.record({ followRows: fc.nat(10) }) },
           { weight: 1, arbitrary: fc.record({ seen: fc.nat(10) }) },
           { weight: 1, arbitrary: fc.constant("garbage") },
         ),
       }),
       (p, m) => {
-        const limit = { none: undefined, one: 1, two: 2, max: LIMIT.slidesPage, over: LIMIT.slidesPage + 1 }[p.limit];
-        // Mostly the next page of a deck read before (its own tab); sometimes any cursor, on any tab.
-        const decks = m.cursors.filter((c) => c.kind.startsWith("slides:"));
-        const followed = typeof p.cursor === "object" && "follow" in p.cursor ? decks[p.cursor.follow % Math.max(1, decks.length)] : undefined;
-        if (followed !== undefined) return { tab_id: followed.kind.slice("slides:".length), limit, cursor: followed.cursor };
+        const limit = { none: undefined, one: 1, two: 2, max: LIMIT.slidesPage, over: LIMIT.slidesPage + 1, rowsMax: LIMIT.rowsPage, rowsOver: LIMIT.rowsPage + 1 }[p.limit];
+        // Mostly the next page of a deck or Sheet read before (its own tab); sometimes any cursor, on any tab.
+        const pages = m.cursors.filter((c) => c.kind.startsWith("slides:") || c.kind.startsWith("rows:"));
+        const rows = pages.filter((c) => c.kind.startsWith("rows:"));
+        const followed =
+          typeof p.cursor !== "object" ? undefined : "follow" in p.cursor ? at(pages, p.cursor.follow) : "followRows" in p.cursor ? at(rows.length > 0 ? rows : pages, p.cursor.followRows) : undefined;
+        if (followed !== undefined) return { tab_id: followed.kind.slice(followed.kind.indexOf(":") + 1), limit, cursor: followed.cursor };
         const cursor = typeof p.cursor === "object" && "seen" in p.cursor ? m.cursors[p.cursor.seen % Math.max(1, m.cursors.length)]?.cursor : p.cursor === "garbage" ? "bm90LWEtY3Vyc29y" : undefined;
-        return { tab_id: tabId(p.tab, m), limit, cursor };
+        // A tab with two items or more, mostly: a page of it can have a next.
+        const filled = m.strip.filter((t) => t.slide_count + 2 * t.row_count > 2);
+        const tab_id = typeof p.tab === "object" && "filled" in p.tab ? (at(filled, p.tab.filled)?.id ?? "markdown") : tabId(p.tab, m);
+        return { tab_id, limit, cursor };
       },
     ),
     list_attachments: tool(
@@ -452,14 +509,17 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       input: { set_approval: { approved: true }, add_tab: { tab_type: "slides" }, add_member: { user: "mallory" }, read_note: {} }[p.name],
     })),
     resend: {
-      weight: 3 * scale,
-      arbitrary: fc.record({ i: fc.nat(30), version: pick({ same: 2, current: 1 }) }).map(
-        ({ i, version: v }) =>
+      weight: 5 * scale,
+      arbitrary: fc.record({ i: fc.nat(30), version: pick({ same: 2, current: 1 }), which: pick({ any: 1, committed: 2, last: 3 }) }).map(
+        ({ i, version: v, which }) =>
           new Special(
-            `resend ${canonical({ i, version: v })}`,
+            `resend ${canonical({ i, version: v, which })}`,
             (m) => m.keyedCalls.length > 0,
             async (m, r) => {
-              const first = m.keyedCalls[i % m.keyedCalls.length] as Call;
+              // Any call sent before, or mostly one that committed (the last one, as after its answer was lost): it must replay.
+              const committed = m.keyedCalls.filter((c) => m.keys.get(String(c.input.idempotency_key))?.tool === c.name);
+              const calls = which !== "any" && committed.length > 0 ? (which === "last" ? committed.slice(-1) : committed) : m.keyedCalls;
+              const first = calls[i % calls.length] as Call;
               await r.call({ ...first, input: v === "same" ? first.input : { ...first.input, expected_version: m.version } });
             },
           ),
@@ -503,6 +563,113 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
           ),
       ),
     },
+    sound_edit: {
+      weight: 6 * scale,
+      arbitrary: fc.record({ operation: fc.constantFrom(...PERSON_EDITS), by: pick({ agent: 2, person: 1 }), tab: fc.nat(30), item: fc.nat(30), who }).map(
+        ({ operation, by, tab: t, item: i, who: user }) =>
+          new Special(
+            `sound_edit ${canonical({ operation, by, tab: t, item: i, who: user })}`,
+            // An edit of one item, only where a tab of its kind has some.
+            (m) => m.meta !== null && (!/_(update|delete|move)$/.test(operation) || m.strip.some((x) => (operation.startsWith("slide") ? x.slide_count : x.row_count) > 1)),
+            async (m, r) => {
+              // A well-formed edit of an item that is there: the person's, or the agent's with its answer lost and the same call
+              // resent, which gets the first result back.
+              const given: EditParams = { operation, tab: { fit: t }, item: { own: i }, after: { own: i + 1 }, title: "plain", slides: { count: "2", flaw: "none" }, update: "body", rows: "3", cells: "one", columns: "one" };
+              const fields = compact(editInput(given, m));
+              if (by === "person" || !(AGENT_EDITS as readonly string[]).includes(operation)) return r.call({ caller: app(user), name: "change_tab", input: fields });
+              const call = { caller: agent(user), name: "edit_tab", input: { expected_version: m.version, idempotency_key: m.freshKey(), ...fields } };
+              await r.call(call);
+              await r.call(call);
+            },
+          ),
+      ),
+    },
+    furnish: {
+      weight: 4 * scale,
+      arbitrary: fc.record({ kind: pick({ slides: 1, sheet: 1 }), tab: fc.nat(30), full: pick({ no: 3, yes: 1 }) }).map(
+        ({ kind, tab: t, full }) =>
+          new Special(
+            `furnish ${canonical({ kind, tab: t, full })}`,
+            (m) => m.meta !== null && m.strip.some((x) => x.type === kind),
+            async (m, r) => {
+              // The person fills a deck or a Sheet (its columns first, when it has none), so that the edits of one item find some.
+              const tabs = m.strip.filter((x) => x.type === kind);
+              const target = tabs[t % tabs.length] as { id: string; columns: string[] };
+              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const change = (input: Row) => r.call({ caller: app(owner), name: "change_tab", input: { tab_id: target.id, ...input } });
+              if (kind === "slides") return change({ operation: "slides_add_outline", slides: slideList({ count: "3", flaw: "none" }) });
+              if (target.columns.length === 0) await change({ operation: "columns_add", columns: ["Name", "Age", "2024"] });
+              await change({ operation: "rows_append", rows: rowList("3", target.columns) });
+              await readPages(m, r, owner, target.id, 2);
+              if (full === "no" || target.columns.length === LIMIT.columns) return;
+              // Every column a Sheet takes, then the agent's one more.
+              await change({ operation: "columns_add", columns: freshColumns(target.columns, LIMIT.columns - target.columns.length) });
+              const more = { expected_version: m.version, idempotency_key: m.freshKey(), tab_id: target.id, operation: "columns_add", columns: freshColumns(target.columns, 1) };
+              await r.call({ caller: { user: owner, channel: "connector" }, name: "edit_tab", input: more });
+            },
+          ),
+      ),
+    },
+    crowd: {
+      weight: 2 * scale,
+      arbitrary: fc.record({ kind: pick({ slides: 1, sheet: 1 }), tab: fc.nat(30), at: fc.nat(30) }).map(
+        ({ kind, tab: t, at }) =>
+          new Special(
+            `crowd ${canonical({ kind, tab: t, at })}`,
+            (m) => m.meta !== null && crowdable(m, kind).length > 0,
+            async (m, r) => {
+              // The person moves two items in turn right after a third: each move halves the gap after it, until no key is
+              // free there and the tab gets fresh keys (src/note/order.ts).
+              const tabs = crowdable(m, kind);
+              const tabId = (tabs[t % tabs.length] as { id: string }).id;
+              const items = (kind === "slides" ? m.slides : m.rows).get(tabId) ?? [];
+              const i = at % (items.length - 2);
+              const [anchor, x, y] = [items[i], items[i + 1], items[i + 2]].map((it) => (it as { id: string }).id);
+              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const rekeys = () => m.rekeys.slides + m.rekeys.rows;
+              const before = rekeys();
+              for (let move = 0; move < 12; move++) {
+                const moving = move % 2 === 0 ? y : x;
+                const input = kind === "slides" ? { operation: "slide_move", slide_id: moving } : { operation: "row_move", row_id: moving };
+                await r.call({ caller: app(owner), name: "change_tab", input: { tab_id: tabId, ...input, after_id: anchor } });
+              }
+              if (rekeys() > before) count(r.tally, `rekey ${kind === "slides" ? "slides" : "rows"}`);
+            },
+          ),
+      ),
+    },
+    fill_sheet: {
+      weight: scale,
+      arbitrary: fc.record({ tab: fc.nat(30), roll: fc.nat(2) }).map(
+        ({ tab: t, roll }) =>
+          new Special(
+            `fill_sheet ${canonical({ tab: t, roll })}`,
+            // Rare: every later step of the history reads ten thousand rows.
+            (m) => roll === 0 && m.meta !== null && m.strip.some((x) => x.type === "sheet" && x.columns.length > 0),
+            async (m, r) => {
+              // A Sheet one row short of its limit, by the person in calls of the most rows one call takes;
+              // then the agent's two rows pass the limit, and one fills it.
+              const sheets = m.strip.filter((x) => x.type === "sheet" && x.columns.length > 0);
+              const sheet = sheets[t % sheets.length] as { id: string; columns: string[]; row_count: number };
+              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const column = sheet.columns[0] as string;
+              const calls: Call[] = [];
+              for (let left = LIMIT.rowsPerSheet - 1 - sheet.row_count; left > 0; left -= LIMIT.rowsPerCall) {
+                const rows = Array.from({ length: Math.min(left, LIMIT.rowsPerCall) }, (_, i) => ({ [column]: i }));
+                calls.push({ caller: app(owner), name: "change_tab", input: { tab_id: sheet.id, operation: "rows_append", rows } });
+              }
+              if (calls.length > 0) await r.bulk(calls);
+              const agentCaller = { user: owner, channel: "connector" as const };
+              const append = (n: number) => ({ expected_version: m.version, idempotency_key: m.freshKey(), tab_id: sheet.id, operation: "rows_append", rows: Array.from({ length: n }, () => ({ [column]: "last" })) });
+              await r.call({ caller: agentCaller, name: "edit_tab", input: append(2) });
+              const last = append(1);
+              await r.call({ caller: agentCaller, name: "edit_tab", input: last });
+              await r.call({ caller: agentCaller, name: "edit_tab", input: last });
+              await readPages(m, r, owner, sheet.id, undefined);
+            },
+          ),
+      ),
+    },
     seed_counters: {
       weight: 2 * scale,
       arbitrary: fc.record({ which: pick({ sources: 1, files: 1 }), below: pick({ one: 1, none: 1 }) }).map(
@@ -540,11 +707,14 @@ function idempotencyKey(choice: string | { reuse: number }, m: Model): string | 
   return { empty: "", long: long(LIMIT.key + 1, "k"), nonAscii: "clé-1", control: "tab\tkey", missing: undefined }[choice];
 }
 
-/** A tab ID as a caller might send it: a deck's, one handed out (perhaps deleted since), a fixed one, a type, a label, or none. */
-function tabId(ref: string | { deck: number } | { made: number } | { strip: number } | { label: number }, m: Model): string | undefined {
-  const at = <T>(list: T[], i: number): T | undefined => list[i % Math.max(1, list.length)];
+type TabRef = string | { deck: number } | { sheet: number } | { made: number } | { strip: number } | { label: number };
+const at = <T>(list: readonly T[], i: number): T | undefined => list[i % Math.max(1, list.length)];
+
+/** A tab ID as a caller might send it: a deck's or a Sheet's, one handed out (perhaps deleted since), a fixed one, a type, a label, or none. */
+function tabId(ref: TabRef, m: Model): string | undefined {
   if (typeof ref === "object") {
     if ("deck" in ref) return at(m.strip.filter((t) => t.type === "slides"), ref.deck)?.id ?? at(m.seenTabIds, ref.deck) ?? "slides-1-0";
+    if ("sheet" in ref) return at(m.strip.filter((t) => t.type === "sheet"), ref.sheet)?.id ?? at(m.seenTabIds, ref.sheet) ?? "sheet-1-0";
     if ("made" in ref) return at(m.seenTabIds, ref.made) ?? "slides-1-0";
     if ("strip" in ref) return at(m.strip, ref.strip)?.id ?? "markdown";
     return at(m.strip, ref.label)?.label ?? "Markdown";
@@ -577,4 +747,176 @@ function slideList({ count, flaw }: { count: string; flaw: string }): Row[] | un
 /** An object without its undefined fields: a field left out, as JSON would carry it. */
 function compact(row: Row): Row {
   return Object.fromEntries(Object.entries(row).filter(([, v]) => v !== undefined));
+}
+
+// ---- edits of a tab's content ------------------------------------------------------
+
+type ItemRef = string | { own: number } | { other: number } | { seen: number };
+interface EditParams {
+  operation: string;
+  tab: { fit: number } | TabRef;
+  item: ItemRef;
+  after: string | { own: number };
+  title: string;
+  slides: { count: string; flaw: string };
+  update: string;
+  rows: string;
+  cells: string;
+  columns: string;
+}
+
+/** The agent reads a deck's or a Sheet's first page, and the next one when there is one. */
+async function readPages(m: Model, r: Run, user: string, tabId: string, limit: number | undefined): Promise<void> {
+  const read = (cursor?: string) => r.call({ caller: agent(user), name: "read_tab", input: compact({ tab_id: tabId, limit, cursor }) });
+  const before = m.cursors.length;
+  await read();
+  const next = m.cursors.length > before ? m.cursors.at(-1) : undefined;
+  if (next !== undefined) await read(next.cursor);
+}
+
+/** The tabs whose items the crowd step can move: three or more in a tab of the kind. */
+function crowdable(m: Readonly<Model>, kind: string): { id: string }[] {
+  return m.strip.filter((t) => t.type === kind && (kind === "slides" ? t.slide_count : t.row_count) >= 3);
+}
+
+/** An edit's own fields (all but the version and the key) as a caller might send them, resolved against the Note as it stands. */
+function editInput(p: EditParams, m: Model): Row {
+  const slideOp = p.operation.startsWith("slide");
+  const kind = slideOp ? "slides" : "sheet";
+  // An edit of one item goes mostly to a tab that has some; an append or a new column, to any tab of its kind.
+  const fits = m.strip.filter((t) => t.type === kind);
+  const filled = /_(update|delete|move)$/.test(p.operation) ? fits.filter((t) => t.slide_count + t.row_count > 0) : [];
+  const tab_id = typeof p.tab === "object" && "fit" in p.tab ? (at(filled.length > 0 ? filled : fits, p.tab.fit)?.id ?? at(m.seenTabIds, p.tab.fit) ?? `${kind}-1-0`) : tabId(p.tab, m);
+  const tab = m.strip.find((t) => t.id === tab_id);
+  const own: { id: string; title?: string; cells?: Row }[] = (slideOp ? m.slides : m.rows).get(String(tab_id)) ?? [];
+  const id = (ref: ItemRef): unknown => itemRef(ref, slideOp, String(tab_id), own, m);
+  const columns = tab?.columns ?? [];
+  const base = { tab_id, operation: p.operation === "missing" ? undefined : p.operation };
+  const title = p.title === "max" ? long(LIMIT.slideTitle) : p.title === "over" ? long(LIMIT.slideTitle + 1) : TITLES[p.title];
+  const itemField = slideOp ? "slide_id" : "row_id";
+  switch (p.operation) {
+    case "slide_add":
+      return { ...base, title, body: "Added" };
+    case "slides_add_outline":
+      return { ...base, slides: slideList(p.slides) };
+    case "both":
+      return { ...base, operation: "slide_add", title, slides: slideList(p.slides) };
+    case "slide_update": {
+      const slide = own.find((s) => s.id === id(p.item)) ?? own[0];
+      const fields: Record<string, Row> = {
+        body: { body: "Corrected" },
+        title: { title: "Corrected title" },
+        all: { title: "All new", body: "b", notes: "n" },
+        same: { title: slide?.title ?? "Slide 1" },
+        none: {},
+        blankTitle: { title: "  " },
+        overBody: { body: long(LIMIT.slideText + 1, "b") },
+        padded: { title: "  Padded again  " },
+      };
+      return { ...base, slide_id: id(p.item), ...fields[p.update] };
+    }
+    case "slide_delete":
+    case "row_delete":
+      return { ...base, [itemField]: id(p.item) };
+    case "slide_move":
+    case "row_move": {
+      const after =
+        typeof p.after === "object"
+          ? (at(own, p.after.own)?.id ?? "first")
+          : { first: null, self: id(p.item), unknown: slideOp ? "slide-999-zz" : "row-999-zz", missing: undefined, number: 0, other: itemRef({ other: 0 }, slideOp, String(tab_id), own, m) }[p.after];
+      return { ...base, [itemField]: id(p.item), after_id: after === "first" ? null : after };
+    }
+    case "rows_append":
+      return { ...base, rows: rowList(p.rows, columns) };
+    case "row_update": {
+      const row = own.find((r) => r.id === id(p.item)) ?? own[0];
+      return { ...base, row_id: id(p.item), cells: cellsFor(p.cells, columns, row?.cells ?? {}) };
+    }
+    case "columns_add":
+      return { ...base, columns: columnsToAdd(p.columns, columns) };
+    default:
+      // An operation no one may run (slides_add), or the person's own (slide_move) sent by the agent.
+      return { ...base, title };
+  }
+}
+
+/** A slide's or a row's ID as a caller might send it (see `item` in steps). */
+function itemRef(ref: ItemRef, slides: boolean, tabId: string, own: readonly { id: string; title?: string }[], m: Model): unknown {
+  const items = slides ? m.slides : m.rows;
+  if (typeof ref === "object") {
+    const seen = [...(slides ? m.seenSlideIds : m.seenRowIds)];
+    // With no such item yet, an ID no item has.
+    const none = slides ? "slide-404-zz" : "row-404-zz";
+    if ("own" in ref) return at(own, ref.own)?.id ?? at(seen, ref.own) ?? none;
+    if ("other" in ref) return at([...items].filter(([id]) => id !== tabId).flatMap(([, list]) => list.map((it) => it.id)), ref.other) ?? at(seen, ref.other) ?? none;
+    return at(seen, ref.seen) ?? none;
+  }
+  const other = [...(slides ? m.seenRowIds : m.seenSlideIds)][0];
+  return { index: "2", title: own[0]?.title ?? "Slide 1", number: 2, otherKind: other ?? (slides ? "row-1-0" : "slide-1-0"), unknown: slides ? "slide-404-zz" : "row-404-zz", missing: undefined }[ref];
+}
+
+/** Column names no Sheet has yet, `count` of them after `existing`. */
+function freshColumns(existing: readonly string[], count: number): string[] {
+  const names: string[] = [];
+  for (let n = existing.length + 1; names.length < count; n++) if (!existing.includes(`Col ${n}`)) names.push(`Col ${n}`);
+  return names;
+}
+
+/** create_tab's columns: three, the most a Sheet takes, one more, a name twice, a blank one. */
+function createColumns(choice: string): string[] | undefined {
+  return { none: undefined, three: ["Name", "Age", "2024"], max: freshColumns([], LIMIT.columns), over: freshColumns([], LIMIT.columns + 1), twice: ["Name", "Name"], blank: [" "] }[choice];
+}
+
+/** columns_add's columns, given the Sheet's (see `content.columns` in steps). */
+function columnsToAdd(choice: string, existing: readonly string[]): string[] | undefined {
+  const left = LIMIT.columns - existing.length;
+  return {
+    one: freshColumns(existing, 1),
+    two: freshColumns(existing, 2),
+    numeric: existing.includes("7") ? ["8"] : ["7"],
+    existing: [existing[0] ?? "Name"],
+    twice: ["Same", "Same"],
+    blank: ["  "],
+    padded: [" Padded "],
+    proto: ["__proto__"],
+    // The Sheet's last columns (one more past a full Sheet), and one more than it takes.
+    fill: freshColumns(existing, Math.max(1, left)),
+    over: freshColumns(existing, Math.min(LIMIT.columns, left + 1)),
+    zero: [],
+  }[choice];
+}
+
+/** Rows to append or create with, in a Sheet of these columns (see `content.rows` in steps). */
+function rowList(choice: string, columns: readonly string[]): Row[] | undefined {
+  const [a = "Name", b = a, c = b] = columns;
+  const row = (i: number): Row => ({ [a]: `Row ${i}`, [b]: i, [c]: i + 0.5 });
+  const n = Number(choice);
+  if (Number.isInteger(n)) return Array.from({ length: n }, (_, i) => (n > 3 ? { [a]: i } : row(i)));
+  return {
+    // Every column at its most characters: eleven such rows of a Sheet of fifty columns pass what one page of rows carries.
+    wide: Array.from({ length: 11 }, () => Object.fromEntries(columns.map((name) => [name, long(LIMIT.cell, "w")]))),
+    unknownColumn: [row(1), { Nope: 1 }],
+    emptyRow: [row(1), {}],
+    zero: [],
+    missing: undefined,
+  }[choice];
+}
+
+/** row_update's cells, given the Sheet's columns and the row's cells (see `content.cells` in steps). */
+function cellsFor(choice: string, columns: readonly string[], cells: Row): Row | undefined {
+  const [a = "Name", b = a] = columns;
+  const first = Object.keys(cells)[0];
+  return {
+    one: { [a]: "changed" },
+    two: { [a]: 7, [b]: "two" },
+    clear: { [first ?? a]: null },
+    same: first === undefined ? { [a]: null } : { [first]: cells[first] },
+    unknownColumn: { Nope: 1 },
+    empty: {},
+    overCell: { [a]: long(LIMIT.cell + 1, "c") },
+    maxCell: { [a]: long(LIMIT.cell, "c") },
+    badValue: { [a]: true },
+    infinite: { [a]: Number.POSITIVE_INFINITY },
+    missing: undefined,
+  }[choice];
 }

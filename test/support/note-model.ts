@@ -13,6 +13,8 @@ export type ErrorCode =
   | "version_conflict"
   | "tab_not_found"
   | "wrong_tab_type"
+  | "slide_not_found"
+  | "row_not_found"
   | "idempotency_key_reused"
   | "invalid_url"
   | "limit_exceeded";
@@ -50,7 +52,19 @@ export const LIMIT = {
   user: 128,
   page: 50,
   slidesPage: 50,
+  itemId: 100,
+  columns: 50,
+  columnName: 100,
+  cell: 2_000,
+  rowsPerCall: 500,
+  rowsPerSheet: 10_000,
+  rowsPage: 500,
+  rowsPageDefault: 100,
+  rowsPageChars: 1_000_000,
 } as const;
+
+/** The distance between two appended items' order keys (a deck's slides, a Sheet's rows). */
+export const KEY_GAP = 1024;
 
 export const FIXED = ["markdown", "files", "sources"] as const;
 const FIXED_LABEL: Record<string, string> = { markdown: "Markdown", files: "Files", sources: "Sources" };
@@ -132,13 +146,24 @@ interface Tab {
   type: string;
   label: string;
   slide_count: number;
+  row_count: number;
+  /** A Sheet's column names in order. */
+  columns: string[];
 }
-interface Slide {
-  /** The ID the Note gave it; "" until the model learns it (a deck the person replaced: its answer names no IDs). */
+/** A slide or a Sheet row: an ID the answer gave it, and its order key (only the keys' order means anything). */
+interface Item {
   id: string;
+  key: number;
+}
+interface Slide extends Item {
   title: string;
   body: string;
   notes: string;
+}
+type Cells = Record<string, string | number>;
+interface SheetRow extends Item {
+  /** In the Sheet's column order, as stored. */
+  cells: Cells;
 }
 interface KeyRecord {
   tool: string;
@@ -153,6 +178,7 @@ interface Meta {
   approved: boolean;
   next_tab_n: number;
   next_slide_n: number;
+  next_row_n: number;
   source_count: number;
   file_count: number;
 }
@@ -162,7 +188,9 @@ export class NoteModel {
   readonly members = new Map<string, "owner" | "editor">();
   /** The strip, in order: a tab's position is its index. */
   strip: Tab[] = [];
+  /** Each deck's slides, and each Sheet's rows, in key order. */
   readonly slides = new Map<string, Slide[]>();
+  readonly rows = new Map<string, SheetRow[]>();
   markdown = "";
   readonly keys = new Map<string, KeyRecord>();
   readonly sources: { seq: number; title: string; url: string; normalized_url: string; description: string }[] = [];
@@ -171,12 +199,19 @@ export class NoteModel {
   readonly seenTabIds: string[] = [];
   /** Every slide ID the Note handed out, deleted and replaced slides included. */
   readonly seenSlideIds = new Set<string>();
+  /** Every row ID the Note handed out, deleted rows included. */
+  readonly seenRowIds = new Set<string>();
+  /** How many moves found no free key and gave a whole tab fresh keys, by kind. */
+  readonly rekeys = { slides: 0, rows: 0 };
   /** Every well-formed key a keyed call carried, committed or not, in order. */
   readonly usedKeys: string[] = [];
   /** Every keyed call sent, for resending. */
   readonly keyedCalls: Call[] = [];
-  /** Every cursor the Note handed out, with the list and the position it names. */
-  readonly cursors: { cursor: string; kind: string; after: number }[] = [];
+  /**
+   * Every cursor the Note handed out, with the list and the position it names:
+   * an attachment's seq; a deck's or a Sheet's order key, and the items before it.
+   */
+  readonly cursors: { cursor: string; kind: string; after: number; count?: number }[] = [];
   #keyCounter = 0;
 
   constructor(readonly noteId: string) {}
@@ -220,11 +255,14 @@ export class NoteModel {
                 created_at: TIME,
                 deleted: false,
                 next_slide_n: meta.next_slide_n,
+                next_row_n: meta.next_row_n,
               },
             ],
       members: [...this.members].map(([user, role]) => ({ user, role })),
-      tabs: this.strip.map((t, position) => ({ id: t.id, type: t.type, label: t.label, position, slide_count: t.slide_count })),
-      slides: [...this.slides].flatMap(([tab_id, deck]) => deck.map((s, idx) => ({ tab_id, idx, ...s }))),
+      tabs: this.strip.map((t, position) => ({ id: t.id, type: t.type, label: t.label, position, slide_count: t.slide_count, row_count: t.row_count, columns: JSON.stringify(t.columns) })),
+      slides: [...this.slides].flatMap(([tab_id, deck]) => deck.map(({ key, ...s }) => ({ tab_id, idx: key, ...s }))),
+      // Cells as the store writes them: JSON of the object in the Sheet's column order.
+      sheet_rows: [...this.rows].flatMap(([tab_id, rows]) => rows.map((r) => ({ tab_id, idx: r.key, id: r.id, cells: JSON.stringify(r.cells) }))),
       markdown: this.markdown === "" ? [] : [{ id: 1, text: this.markdown }],
       idempotency: [...this.keys].map(([key, r]) => ({ key, tool: r.tool, result: r.result, created_at: TIME, fingerprint: FINGERPRINT })),
       sources: this.sources.map((s) => ({ ...s, added_at: TIME })),
@@ -276,9 +314,9 @@ export class NoteModel {
         writes: true,
         check: (value) => same({ note_id: this.noteId, title, approved: false, version: 1 }, value),
         apply: () => {
-          this.meta = { title, version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, source_count: 0, file_count: 0 };
+          this.meta = { title, version: 1, approved: false, next_tab_n: 1, next_slide_n: 1, next_row_n: 1, source_count: 0, file_count: 0 };
           this.members.set(caller.user, "owner");
-          this.strip = FIXED.map((id) => ({ id, type: id, label: FIXED_LABEL[id] as string, slide_count: 0 }));
+          this.strip = FIXED.map((id) => newTab(id, id, FIXED_LABEL[id] as string));
           this.markdown = typeof input.markdown === "string" ? input.markdown : "";
         },
       }),
@@ -292,37 +330,56 @@ export class NoteModel {
   #readTab(caller: Caller, input: Row): Plan {
     const failures = this.#access(caller);
     const tab = this.#tab(input.tab_id);
-    if (typeof input.tab_id !== "string") failures.push(invalid(VALIDATE, true));
+    const paged = tab !== undefined && (tab.type === "slides" || tab.type === "sheet");
+    if (!text(input.tab_id, 100, { required: true, nonBlank: true })) failures.push(invalid(VALIDATE));
     else if (tab === undefined) failures.push({ code: "tab_not_found", stage: TARGET });
-    else if (tab.type !== "slides" && tab.type !== "markdown") failures.push({ code: "wrong_tab_type", stage: TARGET });
     else if (tab.type === "markdown" && (input.limit !== undefined || input.cursor !== undefined)) failures.push(invalid(TARGET));
-    if (input.limit !== undefined && !integer(input.limit, 1, LIMIT.slidesPage)) failures.push(invalid(VALIDATE));
-    // A deck's cursor names the tab it was issued for, and the slide its next page starts at.
-    let from = 0;
-    if (input.cursor !== undefined) {
-      const known = this.cursors.find((c) => c.cursor === input.cursor && c.kind === `slides:${String(input.tab_id)}`);
-      if (known === undefined) failures.push(invalid(VALIDATE));
-      else from = known.after;
+    else if (tab.type !== "markdown" && !paged) failures.push({ code: "wrong_tab_type", stage: TARGET });
+    // Any limit a Sheet takes passes the arguments' check; a deck's smaller one is checked against the tab.
+    if (input.limit !== undefined && !integer(input.limit, 1, LIMIT.rowsPage)) failures.push(invalid(VALIDATE));
+    else if (paged && tab.type === "slides" && typeof input.limit === "number" && input.limit > LIMIT.slidesPage) failures.push(invalid(TARGET));
+    if (input.cursor !== undefined && !text(input.cursor, 64, { nonBlank: true })) failures.push(invalid(VALIDATE));
+    // A page's cursor names its tab and kind of items, the key the next page starts after, and how many items came before.
+    const kind = paged ? `${tab.type === "slides" ? "slides" : "rows"}:${tab.id}` : "";
+    let from: { after: number | null; count: number } = { after: null, count: 0 };
+    if (input.cursor !== undefined && paged) {
+      const known = this.cursors.find((c) => c.cursor === input.cursor && c.kind === kind);
+      if (known === undefined) failures.push(invalid(TARGET));
+      else from = { after: known.after, count: known.count ?? 0 };
     }
-    const size = typeof input.limit === "number" ? input.limit : LIMIT.slidesPage;
     return {
       failures,
       success: () => {
         const t = tab as Tab;
         const base = { note_id: this.noteId, version: this.version, tab: this.#summary(t) };
-        if (t.type !== "slides") return answers({ ...base, text: this.markdown });
-        const deck = this.#deck(t.id);
-        const slides = deck.slice(from, from + size).map((s, i) => ({ index: from + i, ...s }));
-        const more = deck.length > from + size;
+        if (t.type === "markdown") return answers({ ...base, text: this.markdown });
+        const rest = (t.type === "slides" ? this.#deck(t.id) : this.#sheet(t.id)).filter((item) => from.after === null || item.key > from.after);
+        const page: Item[] = [];
+        if (t.type === "slides") page.push(...rest.slice(0, typeof input.limit === "number" ? input.limit : LIMIT.slidesPage));
+        else {
+          // A page of rows stops early once its cells pass the characters a client can take, never before its first row.
+          let chars = 0;
+          for (const row of (rest as SheetRow[]).slice(0, typeof input.limit === "number" ? input.limit : LIMIT.rowsPageDefault)) {
+            chars += JSON.stringify(row.cells).length;
+            if (page.length > 0 && chars > LIMIT.rowsPageChars) break;
+            page.push(row);
+          }
+        }
+        const more = rest.length > page.length;
+        const listed =
+          t.type === "slides"
+            ? { slides: (page as Slide[]).map(({ key: _key, ...s }, i) => ({ index: from.count + i, ...s })) }
+            : { columns: t.columns, rows: (page as SheetRow[]).map((r, i) => ({ id: r.id, index: from.count + i, cells: r.cells })) };
         return {
           writes: false,
           check: (value) => {
-            const problems = same({ ...base, slides, more }, { ...value, more: value.next_cursor !== null, next_cursor: undefined });
+            const problems = same({ ...base, ...listed, more }, { ...value, more: value.next_cursor !== null, next_cursor: undefined });
             if (more && typeof value.next_cursor !== "string") problems.push(`next_cursor: expected a string, got ${show(value.next_cursor)}`);
             return problems;
           },
           apply: (value) => {
-            if (typeof value.next_cursor === "string") this.cursors.push({ cursor: value.next_cursor, kind: `slides:${t.id}`, after: from + size });
+            const last = page.at(-1);
+            if (typeof value.next_cursor === "string" && last !== undefined) this.cursors.push({ cursor: value.next_cursor, kind, after: last.key, count: from.count + page.length });
           },
         };
       },
@@ -425,10 +482,16 @@ export class NoteModel {
     const type = input.tab_type;
     if (type !== "slides" && type !== "sheet") failures.push(invalid(VALIDATE));
     if (!label(input.label, false)) failures.push(invalid(VALIDATE));
-    if (input.slides !== undefined && !slides(input.slides, 0, LIMIT.slidesPerCall)) failures.push(invalid(VALIDATE));
-    if (type === "sheet" && Array.isArray(input.slides) && input.slides.length > 0) failures.push(invalid(VALIDATE, true));
+    // An empty deck or Sheet leaves slides, columns and rows out: an empty list is refused. Rows need the columns of the same call.
+    if (input.slides !== undefined && (!slides(input.slides, 1, LIMIT.slidesPerCall) || type === "sheet")) failures.push(invalid(VALIDATE));
+    if (input.columns !== undefined && (!newColumns(input.columns, []) || type === "slides")) failures.push(invalid(VALIDATE));
+    if (input.rows !== undefined && (!rowList(input.rows) || type === "slides" || !Array.isArray(input.columns) || (input.rows as Row[]).some((cells) => unknownColumn(cells, input.columns as string[])))) {
+      failures.push(invalid(VALIDATE));
+    }
     if (this.#addedTabs() >= LIMIT.tabs) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "tabs_per_note" } });
-    const deck = Array.isArray(input.slides) ? input.slides.map(toSlide) : [];
+    const deck = type === "slides" && Array.isArray(input.slides) ? input.slides.map(toSlide) : [];
+    const columns = type === "sheet" && Array.isArray(input.columns) ? (input.columns as string[]) : [];
+    const rows = type === "sheet" && Array.isArray(input.rows) ? (input.rows as Row[]).map((cells) => ({ cells: inColumnOrder(cells, columns) })) : [];
     return {
       failures,
       success: () => {
@@ -438,8 +501,7 @@ export class NoteModel {
           tab_type: type,
           label: typeof input.label === "string" ? input.label.trim() : DEFAULT_LABEL[String(type)],
           position: this.strip.length,
-          slide_count: deck.length,
-          slide_ids: value.slide_ids,
+          ...(type === "slides" ? { slide_count: deck.length, slide_ids: value.slide_ids } : { columns, row_count: rows.length, row_ids: value.row_ids }),
           version: this.version + 1,
           replayed: false,
         });
@@ -448,13 +510,14 @@ export class NoteModel {
           result: (value) => expected(value),
           check: (value, window) => [
             ...this.#newTabId(value.tab_id, String(type), window),
-            ...this.#newSlideIds(value.slide_ids, deck.length, window),
+            ...(type === "slides" ? this.#newItemIds("slide", value.slide_ids, deck.length, window) : this.#newItemIds("row", value.row_ids, rows.length, window)),
             ...same(expected(value), withoutDiffer(value, false)),
           ],
           apply: (value) => {
             const id = String(value.tab_id);
-            this.#addTab({ id, type: String(type), label: String(expected(value).label), slide_count: deck.length }, this.strip.length);
-            if (type === "slides") this.slides.set(id, this.#identify(deck, value.slide_ids));
+            this.#addTab({ ...newTab(id, String(type), String(expected(value).label)), slide_count: deck.length, row_count: rows.length, columns: [...columns] }, this.strip.length);
+            if (type === "slides") this.slides.set(id, this.#identify("slide", deck, value.slide_ids, null));
+            else this.rows.set(id, this.#identify("row", rows, value.row_ids, null));
             this.#bump();
           },
         };
@@ -463,48 +526,226 @@ export class NoteModel {
   }
 
   #editTab(input: Row): Target {
-    const failures: Failure[] = [];
-    if (!text(input.tab_id, 100, { required: true, nonBlank: true })) failures.push(invalid(VALIDATE));
-    let added: Slide[] = [];
-    if (input.operation === "slide_add") {
-      const slide = { title: input.title, body: input.body, notes: input.notes };
-      if (!slideOk(slide) || input.slides !== undefined) failures.push(invalid(VALIDATE));
-      else added = [toSlide(slide)];
-    } else if (input.operation === "slides_add_outline") {
-      if (!slides(input.slides, 1, LIMIT.slidesPerCall) || ["title", "body", "notes"].some((f) => input[f] !== undefined)) failures.push(invalid(VALIDATE));
-      else added = (input.slides as unknown[]).map(toSlide);
-    } else {
-      failures.push(invalid(VALIDATE));
-    }
-    const tab = this.#tab(input.tab_id);
-    if (tab === undefined) failures.push({ code: "tab_not_found", stage: TARGET, fields: { tab_id: input.tab_id } });
-    else if (tab.type !== "slides") failures.push({ code: "wrong_tab_type", stage: TARGET });
-    else if (tab.slide_count + added.length > LIMIT.slidesPerTab) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "slides_per_tab" } });
+    const edit = this.#edit(input, AGENT_EDITS);
     return {
-      failures,
+      failures: edit.failures,
       success: () => {
-        const t = tab as Tab;
+        const done = edit.done();
+        const t = done.tab;
         const expected = (value: Row): Row => ({
           note_id: this.noteId,
           tab_id: t.id,
-          slides_added: added.length,
-          slide_ids: value.slide_ids,
-          slide_count: t.slide_count + added.length,
+          operation: input.operation,
+          ...(t.type === "slides" ? { slides_added: done.added, slide_ids: done.ids(value), slide_count: t.slide_count } : { row_ids: done.ids(value), row_count: t.row_count, columns: [...t.columns] }),
           version: this.version + 1,
           replayed: false,
         });
+        // An update to what is there still commits: the key records its answer, and the version moves on.
         return {
           writes: true,
           result: (value) => expected(value),
-          check: (value, window) => [...this.#newSlideIds(value.slide_ids, added.length, window), ...same(expected(value), withoutDiffer(value, false))],
+          check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))],
           apply: (value) => {
-            this.slides.set(t.id, [...this.#deck(t.id), ...this.#identify(added, value.slide_ids)]);
-            t.slide_count += added.length;
+            done.apply(value);
             this.#bump();
           },
         };
       },
     };
+  }
+
+  /**
+   * An edit of a deck's slides or a Sheet's rows and columns, by the agent
+   * (edit_tab) or the person (change_tab, which may also move an item): its
+   * failures, and what a success does. Every slide or row is named by its
+   * exact ID in the tab; an index, a title or another tab's ID is not found.
+   */
+  #edit(input: Row, allowed: readonly string[]): { failures: Failure[]; done: () => EditDone } {
+    const failures: Failure[] = [];
+    const none = (): EditDone => {
+      throw new Error("the model's edit has no success here");
+    };
+    const argument = (ok: boolean) => {
+      if (!ok) failures.push(invalid(VALIDATE));
+    };
+    const target = (code: ErrorCode, fields?: Row) => failures.push({ code, stage: TARGET, fields });
+    argument(text(input.tab_id, 100, { required: true, nonBlank: true }));
+    const op = String(input.operation);
+    const rule = EDITS[op];
+    if (rule === undefined || !allowed.includes(op)) {
+      argument(false);
+      return { failures, done: none };
+    }
+    argument(EDIT_FIELDS.every((field) => input[field] === undefined || rule.fields.includes(field)));
+    const itemField = rule.type === "slides" ? "slide_id" : "row_id";
+    switch (op) {
+      case "slide_add":
+        argument(slideOk(input));
+        break;
+      case "slides_add_outline":
+        argument(slides(input.slides, 1, LIMIT.slidesPerCall));
+        break;
+      case "slide_update":
+        argument(itemId(input.slide_id));
+        argument(text(input.title, LIMIT.slideTitle, { nonBlank: true }) && text(input.body, LIMIT.slideText) && text(input.notes, LIMIT.slideText));
+        argument(["title", "body", "notes"].some((field) => input[field] !== undefined));
+        break;
+      case "slide_delete":
+      case "row_delete":
+        argument(itemId(input[itemField]));
+        break;
+      case "slide_move":
+      case "row_move":
+        // after_id is required: null moves the item first.
+        argument(itemId(input[itemField]) && (input.after_id === null || itemId(input.after_id)));
+        break;
+      case "columns_add":
+        argument(newColumns(input.columns, []));
+        break;
+      case "rows_append":
+        argument(rowList(input.rows));
+        break;
+      case "row_update":
+        argument(itemId(input.row_id) && cellsOk(input.cells, true));
+        break;
+    }
+    const tab = this.#tab(input.tab_id);
+    if (tab === undefined) {
+      target("tab_not_found", { tab_id: input.tab_id });
+      return { failures, done: none };
+    }
+    if (tab.type !== rule.type) {
+      target("wrong_tab_type");
+      return { failures, done: none };
+    }
+    const deck = this.#deck(tab.id);
+    const sheet = this.#sheet(tab.id);
+    const items: Item[] = rule.type === "slides" ? deck : sheet;
+    /** The item of this tab with exactly this ID, or a failure naming the ID as the error's. */
+    const find = (id: unknown): Item | undefined => {
+      const item = items.find((it) => it.id === id);
+      if (item === undefined) target(rule.type === "slides" ? "slide_not_found" : "row_not_found", { tab_id: tab.id, [itemField]: id });
+      return item;
+    };
+    const existing = (item: Item | undefined, after: Tab, apply: () => void, unchanged = false): EditDone => ({
+      tab: after,
+      added: 0,
+      unchanged,
+      ids: () => [(item as Item).id],
+      check: () => [],
+      apply,
+    });
+    switch (op) {
+      case "slide_add":
+      case "slides_add_outline": {
+        const added = op === "slide_add" ? [toSlide(input)] : Array.isArray(input.slides) ? input.slides.map(toSlide) : [];
+        if (tab.slide_count + added.length > LIMIT.slidesPerTab) target("limit_exceeded", { limit: "slides_per_tab" });
+        return {
+          failures,
+          done: () => ({
+            tab: { ...tab, slide_count: tab.slide_count + added.length },
+            added: added.length,
+            unchanged: false,
+            ids: (value) => value.slide_ids,
+            check: (value, window) => this.#newItemIds("slide", value.slide_ids, added.length, window),
+            apply: (value) => {
+              this.slides.set(tab.id, [...deck, ...this.#identify("slide", added, value.slide_ids, deck.at(-1)?.key ?? null)]);
+              tab.slide_count += added.length;
+            },
+          }),
+        };
+      }
+      case "slide_update": {
+        const slide = find(input.slide_id) as Slide | undefined;
+        return {
+          failures,
+          done: () => {
+            const s = slide as Slide;
+            const str = (v: unknown, old: string) => (typeof v === "string" ? v : old);
+            const updated = { ...s, title: str(input.title, s.title).trim(), body: str(input.body, s.body), notes: str(input.notes, s.notes) };
+            return existing(s, { ...tab }, () => this.slides.set(tab.id, deck.map((x) => (x.id === s.id ? updated : x))), canonical(updated) === canonical(s));
+          },
+        };
+      }
+      case "slide_delete":
+      case "row_delete": {
+        const item = find(input[itemField]);
+        const kind = rule.type === "slides" ? "slide_count" : "row_count";
+        return {
+          failures,
+          done: () =>
+            existing(item, { ...tab, [kind]: tab[kind] - 1 }, () => {
+              if (rule.type === "slides") this.slides.set(tab.id, deck.filter((x) => x !== item));
+              else this.rows.set(tab.id, sheet.filter((x) => x !== item));
+              tab[kind] -= 1;
+            }),
+        };
+      }
+      case "slide_move":
+      case "row_move": {
+        const item = find(input[itemField]);
+        const after = item === undefined || input.after_id === null ? null : find(input.after_id);
+        // An item cannot follow itself: the arguments' problem, found once the item is.
+        if (item !== undefined && after !== undefined && after !== null && after.id === item.id) failures.push(invalid(TARGET));
+        return {
+          failures,
+          done: () => {
+            const moved = moveAfter(items, item as Item, after ?? null);
+            return existing(item, { ...tab }, () => {
+              if (moved === null) return;
+              if (rule.type === "slides") this.slides.set(tab.id, moved.items as Slide[]);
+              else this.rows.set(tab.id, moved.items as SheetRow[]);
+              if (moved.rekeyed) this.rekeys[rule.type === "slides" ? "slides" : "rows"] += 1;
+            }, moved === null);
+          },
+        };
+      }
+      case "columns_add": {
+        const adding = Array.isArray(input.columns) ? (input.columns as string[]) : [];
+        if (adding.some((name) => tab.columns.includes(name))) failures.push(invalid(TARGET));
+        if (tab.columns.length + adding.length > LIMIT.columns) target("limit_exceeded", { limit: "columns_per_sheet" });
+        return {
+          failures,
+          done: () => ({ tab: { ...tab, columns: [...tab.columns, ...adding] }, added: 0, unchanged: false, ids: () => [], check: () => [], apply: () => void tab.columns.push(...adding) }),
+        };
+      }
+      case "rows_append": {
+        const given = Array.isArray(input.rows) ? (input.rows as Row[]) : [];
+        if (given.some((cells) => unknownColumn(cells, tab.columns))) failures.push(invalid(TARGET));
+        if (tab.row_count + given.length > LIMIT.rowsPerSheet) target("limit_exceeded", { limit: "rows_per_sheet" });
+        const added = given.map((cells) => ({ cells: inColumnOrder(cells, tab.columns) }));
+        return {
+          failures,
+          done: () => ({
+            tab: { ...tab, row_count: tab.row_count + added.length },
+            added: added.length,
+            unchanged: false,
+            ids: (value) => value.row_ids,
+            check: (value, window) => this.#newItemIds("row", value.row_ids, added.length, window),
+            apply: (value) => {
+              this.rows.set(tab.id, [...sheet, ...this.#identify("row", added, value.row_ids, sheet.at(-1)?.key ?? null)]);
+              tab.row_count += added.length;
+            },
+          }),
+        };
+      }
+      case "row_update": {
+        const cells = isRow(input.cells) ? input.cells : {};
+        if (unknownColumn(cells, tab.columns)) failures.push(invalid(TARGET));
+        const row = find(input.row_id) as SheetRow | undefined;
+        return {
+          failures,
+          done: () => {
+            const r = row as SheetRow;
+            // Only the cells given change; null empties one.
+            const updated = { ...r, cells: inColumnOrder({ ...r.cells, ...cells }, tab.columns) };
+            return existing(r, { ...tab }, () => this.rows.set(tab.id, sheet.map((x) => (x.id === r.id ? updated : x))), JSON.stringify(updated.cells) === JSON.stringify(r.cells));
+          },
+        };
+      }
+      default:
+        throw new Error(`the model knows no edit ${op}`);
+    }
   }
 
   #addSource(input: Row): Target {
@@ -573,6 +814,7 @@ export class NoteModel {
             // An answer that changed nothing may leave the tab out; one that names it names it right.
             if (plan.tab !== undefined && (value.tab !== undefined || plan.newTab !== undefined)) problems.push(...same(plan.tab(tab.id), value.tab, "tab"));
             if (plan.file_id !== undefined) problems.push(...same(plan.file_id, value.file_id, "file_id"));
+            if (plan.items !== undefined) problems.push(...plan.items.check(value, window), ...same(plan.items.ids(value), value[plan.items.field], plan.items.field));
             return problems;
           },
           apply: (value) => {
@@ -634,7 +876,7 @@ export class NoteModel {
         if (this.#addedTabs() >= LIMIT.tabs) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "tabs_per_note" } });
         const position = typeof input.position === "number" ? input.position : end;
         const tabLabel = typeof input.label === "string" ? input.label.trim() : DEFAULT_LABEL[String(type)];
-        const made = (id: unknown): Tab => ({ id: String(id), type: String(type), label: String(tabLabel), slide_count: 0 });
+        const made = (id: unknown): Tab => newTab(String(id), String(type), String(tabLabel));
         return {
           failures,
           plan: () => ({
@@ -643,7 +885,6 @@ export class NoteModel {
             apply: (value) => {
               const tab = made((value.tab as Row).id);
               this.#addTab(tab, position);
-              if (type === "slides") this.slides.set(tab.id, []);
             },
           }),
         };
@@ -689,6 +930,7 @@ export class NoteModel {
             apply: () => {
               this.strip = this.strip.filter((x) => x !== tab);
               this.slides.delete((tab as Tab).id);
+              this.rows.delete((tab as Tab).id);
             },
           }),
         };
@@ -704,12 +946,31 @@ export class NoteModel {
             const t = tab as Tab;
             return {
               tab: () => summary({ ...t, slide_count: deck.length }, this.strip.indexOf(t)),
-              apply: () => {
-                // New slides with new IDs, which the answer does not name: learnSlideIds takes them from the tables.
-                this.slides.set(t.id, deck);
+              // A replaced deck's slides are new slides, with new IDs and keys from the first.
+              items: { field: "slide_ids", ids: (value) => value.slide_ids, check: (value, window) => this.#newItemIds("slide", value.slide_ids, deck.length, window) },
+              apply: (value) => {
+                this.slides.set(t.id, this.#identify("slide", deck, value.slide_ids, null));
                 t.slide_count = deck.length;
-                (this.meta as Meta).next_slide_n += deck.length;
               },
+            };
+          },
+        };
+      }
+      case "change_tab": {
+        const edit = this.#edit(input, PERSON_EDITS);
+        failures.push(...edit.failures);
+        const tab = this.#tab(input.tab_id);
+        return {
+          failures,
+          plan: () => {
+            const done = edit.done();
+            // A change to what is already so (an update to the same text, a move to where it is) commits nothing.
+            if (done.unchanged) return {};
+            const field = done.tab.type === "slides" ? "slide_ids" : "row_ids";
+            return {
+              tab: () => summary(done.tab, this.strip.indexOf(tab as Tab)),
+              items: { field, ids: done.ids, check: done.check },
+              apply: (value) => done.apply(value),
             };
           },
         };
@@ -756,48 +1017,37 @@ export class NoteModel {
     return problems;
   }
 
-  /** Checks new slides' IDs: `slide-{n}-{base36 ms}`, n from the counter in order, never an ID seen before. */
-  #newSlideIds(ids: unknown, count: number, [from, to]: TimeWindow): string[] {
-    if (!Array.isArray(ids) || ids.length !== count) return [`slide_ids: ${show(ids)} is not a list of ${count} IDs`];
+  /** Checks new slides' or rows' IDs: `{slide|row}-{n}-{base36 ms}`, n from the Note's counter in order, never an ID seen before. */
+  #newItemIds(kind: "slide" | "row", ids: unknown, count: number, [from, to]: TimeWindow): string[] {
+    const field = `${kind}_ids`;
+    if (!Array.isArray(ids) || ids.length !== count) return [`${field}: ${show(ids)} is not a list of ${count} IDs`];
     const problems: string[] = [];
-    const next = (this.meta as Meta).next_slide_n;
+    const meta = this.meta as Meta;
+    const next = kind === "slide" ? meta.next_slide_n : meta.next_row_n;
+    const seen = kind === "slide" ? this.seenSlideIds : this.seenRowIds;
     ids.forEach((id: unknown, i) => {
-      const match = typeof id === "string" ? /^slide-(\d+)-([0-9a-z]+)$/.exec(id) : null;
-      if (match === null) return void problems.push(`slide_ids[${i}]: ${show(id)} is not slide-{n}-{base36 ms}`);
-      if (Number(match[1]) !== next + i) problems.push(`slide_ids[${i}]: ${show(id)} has n = ${match[1]}, the counter says ${next + i}`);
+      const match = typeof id === "string" ? new RegExp(`^${kind}-(\\d+)-([0-9a-z]+)$`).exec(id) : null;
+      if (match === null) return void problems.push(`${field}[${i}]: ${show(id)} is not ${kind}-{n}-{base36 ms}`);
+      if (Number(match[1]) !== next + i) problems.push(`${field}[${i}]: ${show(id)} has n = ${match[1]}, the counter says ${next + i}`);
       const ms = parseInt(match[2] as string, 36);
-      if (ms < from || ms > to) problems.push(`slide_ids[${i}]: ${show(id)} has time ${ms}, outside the call's ${from}..${to}`);
-      if (this.seenSlideIds.has(id as string)) problems.push(`slide_ids[${i}]: ${show(id)} was handed out before`);
+      if (ms < from || ms > to) problems.push(`${field}[${i}]: ${show(id)} has time ${ms}, outside the call's ${from}..${to}`);
+      if (seen.has(id as string)) problems.push(`${field}[${i}]: ${show(id)} was handed out before`);
     });
     return problems;
   }
 
-  /** New slides with the IDs the answer gave them (checked by #newSlideIds), the counter moved past them. */
-  #identify(deck: readonly Slide[], ids: unknown): Slide[] {
-    const given = ids as string[];
-    given.forEach((id) => this.seenSlideIds.add(id));
-    (this.meta as Meta).next_slide_n += deck.length;
-    return deck.map((s, i) => ({ ...s, id: given[i] as string }));
-  }
-
   /**
-   * The IDs of a deck the person replaced, learned from the stored rows (the
-   * answer names none): each must be well formed and never handed out before.
-   * Once learned, an ID is the model's to predict, like any other column.
+   * New slides or rows with the IDs the answer gave them (checked by
+   * #newItemIds) and keys appended after `last`, the counter moved past them.
    */
-  learnSlideIds(rows: readonly Row[]): string[] {
-    const problems: string[] = [];
-    for (const [tabId, deck] of this.slides) {
-      deck.forEach((slide, idx) => {
-        if (slide.id !== "") return;
-        const id = rows.find((r) => r.tab_id === tabId && r.idx === idx)?.id;
-        if (typeof id !== "string" || !/^slide-\d+-[0-9a-z]+$/.test(id)) return void problems.push(`slide ${tabId}#${idx}: ID ${show(id)} is not slide-{n}-{base36 ms}`);
-        if (this.seenSlideIds.has(id)) problems.push(`slide ${tabId}#${idx}: ID ${id} was handed out before`);
-        this.seenSlideIds.add(id);
-        slide.id = id;
-      });
-    }
-    return problems;
+  #identify<T extends object>(kind: "slide" | "row", items: readonly T[], ids: unknown, last: number | null): (T & Item)[] {
+    const given = ids as string[];
+    const meta = this.meta as Meta;
+    given.forEach((id) => (kind === "slide" ? this.seenSlideIds : this.seenRowIds).add(id));
+    if (kind === "slide") meta.next_slide_n += items.length;
+    else meta.next_row_n += items.length;
+    const keys = appendKeys(last, items.length);
+    return items.map((item, i) => ({ ...item, id: given[i] as string, key: keys[i] as number }));
   }
 
   #addTab(tab: Tab, position: number): void {
@@ -823,6 +1073,10 @@ export class NoteModel {
     return this.slides.get(id) ?? [];
   }
 
+  #sheet(id: string): SheetRow[] {
+    return this.rows.get(id) ?? [];
+  }
+
   #summary(tab: Tab): Row {
     return summary(tab, this.strip.indexOf(tab));
   }
@@ -840,7 +1094,11 @@ export class NoteModel {
       version: meta.version,
       members: [...this.members.keys()].sort(),
       markdown: this.markdown,
-      tabs: this.strip.map((t) => (t.type === "slides" ? { ...this.#summary(t), slides: this.#deck(t.id).map((s, index) => ({ index, ...s })) } : this.#summary(t))),
+      // A deck's slides whole; a Sheet's columns (its rows page through read_tab).
+      tabs: this.strip.map((t) => {
+        if (t.type === "slides") return { ...this.#summary(t), slides: this.#deck(t.id).map(({ key: _key, ...s }, index) => ({ index, ...s })) };
+        return t.type === "sheet" ? { ...this.#summary(t), columns: t.columns } : this.#summary(t);
+      }),
       source_count: meta.source_count,
       file_count: meta.file_count,
     };
@@ -860,6 +1118,8 @@ interface PersonalPlan {
   file_id?: string;
   /** The type of the tab the change adds. */
   newTab?: string;
+  /** The slides or rows the change added, changed, moved or deleted, as the answer names them. */
+  items?: { field: string; ids: (value: Row) => unknown; check: (value: Row, window: TimeWindow) => string[] };
   apply?: (value: Row) => void;
 }
 
@@ -902,7 +1162,82 @@ function answers(expected: Row): Success {
 function summary(tab: Tab, position: number): Row {
   const row: Row = { id: tab.id, type: tab.type, label: tab.label, position };
   if (tab.type === "slides") row.slide_count = tab.slide_count;
+  if (tab.type === "sheet") Object.assign(row, { row_count: tab.row_count, column_count: tab.columns.length });
   return row;
+}
+
+function newTab(id: string, type: string, label: string): Tab {
+  return { id, type, label, slide_count: 0, row_count: 0, columns: [] };
+}
+
+/** What an edit of a tab's content does, once its checks passed. */
+interface EditDone {
+  /** The tab as the edit leaves it. */
+  tab: Tab;
+  /** How many slides or rows it adds. */
+  added: number;
+  /** Whether it changes nothing (an update to what is there, a move to where the item is). */
+  unchanged: boolean;
+  /** The IDs the answer names, in order: the touched item's, or the new items' as the answer gave them (`check` checks those). */
+  ids: (value: Row) => unknown;
+  check: (value: Row, window: TimeWindow) => string[];
+  apply: (value: Row) => void;
+}
+
+/** Each edit of a tab's content: the kind of tab it edits, and the fields it takes besides tab_id and operation. */
+const EDITS: Record<string, { type: "slides" | "sheet"; fields: string[] }> = {
+  slide_add: { type: "slides", fields: ["title", "body", "notes"] },
+  slides_add_outline: { type: "slides", fields: ["slides"] },
+  slide_update: { type: "slides", fields: ["slide_id", "title", "body", "notes"] },
+  slide_delete: { type: "slides", fields: ["slide_id"] },
+  slide_move: { type: "slides", fields: ["slide_id", "after_id"] },
+  rows_append: { type: "sheet", fields: ["rows"] },
+  row_update: { type: "sheet", fields: ["row_id", "cells"] },
+  row_delete: { type: "sheet", fields: ["row_id"] },
+  columns_add: { type: "sheet", fields: ["columns"] },
+  row_move: { type: "sheet", fields: ["row_id", "after_id"] },
+};
+const EDIT_FIELDS = ["title", "body", "notes", "slides", "slide_id", "rows", "row_id", "cells", "columns", "after_id"];
+/** An agent's edits; the person's are those and the moves, which stay the person's. */
+export const AGENT_EDITS = ["slide_add", "slides_add_outline", "slide_update", "slide_delete", "rows_append", "row_update", "row_delete", "columns_add"];
+export const PERSON_EDITS = [...AGENT_EDITS, "slide_move", "row_move"];
+
+// ---- order keys with gaps (SPEC: positions stay the person's; a write touches only its items) ----
+
+/** Keys for `count` items appended after the key `last` (null: an empty tab): the gap apart, the first 0. */
+function appendKeys(last: number | null, count: number): number[] {
+  const first = last === null ? 0 : last + KEY_GAP;
+  return Array.from({ length: count }, (_, i) => first + i * KEY_GAP);
+}
+
+/**
+ * The items after `item` moves to right after `after` (null: first), in key
+ * order, or null when it is already there. Its new key lies halfway between
+ * its new neighbours' (rounded down), a gap before the first or after the
+ * last; when no key is free between them, every item of the tab first gets a
+ * fresh key in order, above the largest in use.
+ */
+function moveAfter<T extends Item>(items: readonly T[], item: T, after: T | null): { items: T[]; rekeyed: boolean } | null {
+  const at = after === null ? -1 : items.findIndex((it) => it.id === after.id);
+  if (items[at + 1]?.id === item.id) return null;
+  let list = items.map((it) => ({ ...it }));
+  const between = (): number | null => {
+    const prev = at < 0 ? null : (list[at] as T).key;
+    const next = list[at + 1]?.key ?? null;
+    if (prev === null) return (next as number) - KEY_GAP;
+    if (next === null) return prev + KEY_GAP;
+    const middle = Math.floor((prev + next) / 2);
+    return middle > prev && middle < next ? middle : null;
+  };
+  let key = between();
+  const rekeyed = key === null;
+  if (key === null) {
+    const keys = appendKeys(list.at(-1)?.key ?? null, list.length);
+    list = list.map((it, i) => ({ ...it, key: keys[i] as number }));
+    key = between() as number;
+  }
+  list = list.map((it) => (it.id === item.id ? { ...it, key: key as number } : it));
+  return { items: list.sort((a, b) => a.key - b.key), rekeyed };
 }
 
 // ---- argument rules (SPEC §2, §4 and the README's limits) ---------------------
@@ -943,9 +1278,49 @@ function slides(value: unknown, min: number, max: number): boolean {
   return Array.isArray(value) && value.length >= min && value.length <= max && value.every(slideOk);
 }
 
-function toSlide(slide: unknown): Slide {
+function toSlide(slide: unknown): Omit<Slide, "id" | "key"> {
   const s = slide as Row;
-  return { id: "", title: String(s.title).trim(), body: typeof s.body === "string" ? s.body : "", notes: typeof s.notes === "string" ? s.notes : "" };
+  return { title: String(s.title).trim(), body: typeof s.body === "string" ? s.body : "", notes: typeof s.notes === "string" ? s.notes : "" };
+}
+
+/** A slide's or a row's ID as given: text, never a number (an index). Whether it names an item is the target's check. */
+function itemId(value: unknown): boolean {
+  return text(value, LIMIT.itemId, { required: true, nonBlank: true });
+}
+
+/** New column names: 1 to the limit, each non-blank on one line without spaces at its ends, none twice, none "__proto__". */
+function newColumns(value: unknown, existing: readonly string[]): boolean {
+  if (!Array.isArray(value) || value.length < 1 || value.length > LIMIT.columns) return false;
+  const names = value as unknown[];
+  const wellFormed = names.every((name) => oneLine(name, LIMIT.columnName) && (name as string).trim() === name && name !== "__proto__");
+  return wellFormed && new Set(names).size === names.length && names.every((name) => !existing.includes(name as string));
+}
+
+/** Rows to add: 1 to the per-call limit, each a row's cells. */
+function rowList(value: unknown): boolean {
+  return Array.isArray(value) && value.length >= 1 && value.length <= LIMIT.rowsPerCall && value.every((cells) => cellsOk(cells, false));
+}
+
+/** A row's cells: at least one, at most a Sheet's columns, each text within the limit or a finite number (or null to empty it, where `nullable`). */
+function cellsOk(value: unknown, nullable: boolean): boolean {
+  if (!isRow(value)) return false;
+  const entries = Object.entries(value);
+  if (entries.length < 1 || entries.length > LIMIT.columns) return false;
+  return entries.every(([name, cell]) => {
+    if (name.length > LIMIT.columnName) return false;
+    if (typeof cell === "number") return Number.isFinite(cell);
+    if (typeof cell === "string") return text(cell, LIMIT.cell);
+    return nullable && cell === null;
+  });
+}
+
+function unknownColumn(cells: Row, columns: readonly string[]): boolean {
+  return Object.keys(cells).some((name) => !columns.includes(name));
+}
+
+/** The cells as stored: in the Sheet's column order, an emptied (null) cell left out. */
+function inColumnOrder(cells: Row, columns: readonly string[]): Cells {
+  return Object.fromEntries(columns.flatMap((name) => (Object.hasOwn(cells, name) && cells[name] !== null && cells[name] !== undefined ? [[name, cells[name] as string | number]] : [])));
 }
 
 /** A keyed call's own arguments: what a resend with other arguments changes. */

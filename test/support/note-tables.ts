@@ -7,10 +7,11 @@ import { canonical, FINGERPRINT, FIXED, show, TIME, type Row, type Tables } from
 
 /** The tables the model predicts row by row: their columns and primary keys. */
 const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
-  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at", "deleted", "next_slide_n"], key: ["id"] },
+  meta: { columns: ["id", "note_id", "title", "version", "approved", "next_tab_n", "tab_count", "source_count", "file_count", "created_at", "deleted", "next_slide_n", "next_row_n"], key: ["id"] },
   members: { columns: ["user", "role"], key: ["user"] },
-  tabs: { columns: ["id", "type", "label", "position", "slide_count"], key: ["id"] },
+  tabs: { columns: ["id", "type", "label", "position", "slide_count", "row_count", "columns"], key: ["id"] },
   slides: { columns: ["tab_id", "idx", "title", "body", "notes", "id"], key: ["tab_id", "idx"] },
+  sheet_rows: { columns: ["tab_id", "idx", "id", "cells"], key: ["tab_id", "idx"] },
   markdown: { columns: ["id", "text"], key: ["id"] },
   idempotency: { columns: ["key", "tool", "result", "created_at", "fingerprint"], key: ["key"] },
   sources: { columns: ["seq", "title", "url", "normalized_url", "description", "added_at"], key: ["seq"] },
@@ -105,7 +106,11 @@ export function differences(expected: Tables, actual: Tables): string[] {
   return out;
 }
 
-/** What every state of a Note keeps, whatever happened before: strip positions, slide numbering, tab and slide IDs, counters. */
+/**
+ * What every state of a Note keeps, whatever happened before: strip positions,
+ * tab, slide and row IDs, counters, and each deck's slides and Sheet's rows
+ * counted on its tab, with distinct whole-number order keys.
+ */
 export function invariants(rows: Tables): string[] {
   const problems: string[] = [];
   const tabs = rows.tabs ?? [];
@@ -119,22 +124,27 @@ export function invariants(rows: Tables): string[] {
     const match = /^(slides|sheet)-(\d+)-[0-9a-z]+$/.exec(id);
     if (!fixed && (match === null || match[1] !== tab.type)) problems.push(`tab ID ${id} is not {type}-{n}-{base36 ms} of its type ${show(tab.type)}`);
     if (match !== null && meta !== undefined && Number(match[2]) >= Number(meta.next_tab_n)) problems.push(`tab ID ${id} has n ≥ next_tab_n ${show(meta.next_tab_n)}`);
-    const deck = (rows.slides ?? []).filter((s) => s.tab_id === id).map((s) => Number(s.idx));
-    if (deck.length !== Number(tab.slide_count) || deck.some((idx, i) => idx !== i)) {
-      problems.push(`tab ${id} has slide_count ${show(tab.slide_count)} and slides numbered ${show(deck)}`);
+    for (const [table, count] of [["slides", "slide_count"], ["sheet_rows", "row_count"]] as const) {
+      const keys = (rows[table] ?? []).filter((s) => s.tab_id === id).map((s) => s.idx);
+      if (keys.length !== Number(tab[count]) || keys.some((k, i) => !Number.isSafeInteger(k) || (i > 0 && (k as number) <= (keys[i - 1] as number)))) {
+        problems.push(`tab ${id} has ${count} ${show(tab[count])} and ${table} keyed ${show(keys)}`);
+      }
     }
+    if (tab.type !== "sheet" && tab.columns !== "[]") problems.push(`tab ${id} of type ${show(tab.type)} has columns ${show(tab.columns)}`);
   }
-  const slideIds = new Set<string>();
-  for (const slide of rows.slides ?? []) {
-    const id = String(slide.id);
-    const match = /^slide-(\d+)-[0-9a-z]+$/.exec(id);
-    if (match === null) problems.push(`slide ID ${show(slide.id)} is not slide-{n}-{base36 ms}`);
-    else if (meta !== undefined && Number(match[1]) >= Number(meta.next_slide_n)) problems.push(`slide ID ${id} has n ≥ next_slide_n ${show(meta.next_slide_n)}`);
-    if (slideIds.has(id)) problems.push(`slide ID ${id} is held by two slides`);
-    slideIds.add(id);
+  for (const [table, kind, counter, type] of [["slides", "slide", "next_slide_n", "slides"], ["sheet_rows", "row", "next_row_n", "sheet"]] as const) {
+    const ids = new Set<string>();
+    for (const item of rows[table] ?? []) {
+      const id = String(item.id);
+      const match = new RegExp(`^${kind}-(\\d+)-[0-9a-z]+$`).exec(id);
+      if (match === null) problems.push(`${kind} ID ${show(item.id)} is not ${kind}-{n}-{base36 ms}`);
+      else if (meta !== undefined && Number(match[1]) >= Number(meta[counter])) problems.push(`${kind} ID ${id} has n ≥ ${counter} ${show(meta[counter])}`);
+      if (ids.has(id)) problems.push(`${kind} ID ${id} is held by two ${table}`);
+      ids.add(id);
+    }
+    const orphans = (rows[table] ?? []).filter((s) => !tabs.some((t) => t.id === s.tab_id && t.type === type));
+    if (orphans.length > 0) problems.push(`${orphans.length} ${table} of no ${type} tab, e.g. ${show(orphans[0])}`);
   }
-  const orphans = (rows.slides ?? []).filter((s) => !tabs.some((t) => t.id === s.tab_id && t.type === "slides"));
-  if (orphans.length > 0) problems.push(`${orphans.length} slides of no slides tab, e.g. ${show(orphans[0])}`);
   return problems;
 }
 
