@@ -565,7 +565,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     },
     sound_edit: {
       weight: 6 * scale,
-      arbitrary: fc.record({ operation: fc.constantFrom(...PERSON_EDITS), by: pick({ agent: 2, person: 1 }), tab: fc.nat(30), item: fc.nat(30), who }).map(
+      arbitrary: fc.record({ operation: fc.constantFrom(...PERSON_EDITS), by: pick({ agent: 1, person: 1 }), tab: fc.nat(30), item: fc.nat(30), who }).map(
         ({ operation, by, tab: t, item: i, who: user }) =>
           new Special(
             `sound_edit ${canonical({ operation, by, tab: t, item: i, who: user })}`,
@@ -640,7 +640,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     },
     fill_sheet: {
       weight: scale,
-      arbitrary: fc.record({ tab: fc.nat(30), roll: fc.nat(2) }).map(
+      arbitrary: fc.record({ tab: fc.nat(30), roll: fc.nat(1) }).map(
         ({ tab: t, roll }) =>
           new Special(
             `fill_sheet ${canonical({ tab: t, roll })}`,
