@@ -94,6 +94,8 @@ const DOOR = 0;
 const VALIDATE = 1;
 /** An argument's own check with its own code (a URL that is no page: invalid_url), after the fields' shapes. */
 const PREPARE = 1.5;
+/** A Sheet's size limit passed by well-formed arguments (limit_exceeded): told only when no argument is malformed. */
+const SIZES = 1.25;
 const ACCESS = 2;
 /** Checks of the arguments against the Note (a position within the strip), once the caller may see it. */
 const AGAINST_NOTE = 3;
@@ -211,7 +213,7 @@ export class NoteModel {
    * Every cursor the Note handed out, with the list and the position it names:
    * an attachment's seq; a deck's or a Sheet's order key, and the items before it.
    */
-  readonly cursors: { cursor: string; kind: string; after: number; count?: number }[] = [];
+  readonly cursors: { cursor: string; kind: string; after: number; count?: number; lastId?: string }[] = [];
   #keyCounter = 0;
 
   constructor(readonly noteId: string) {}
@@ -338,14 +340,19 @@ export class NoteModel {
     // Any limit a Sheet takes passes the arguments' check; a deck's smaller one is checked against the tab.
     if (input.limit !== undefined && !integer(input.limit, 1, LIMIT.rowsPage)) failures.push(invalid(VALIDATE));
     else if (paged && tab.type === "slides" && typeof input.limit === "number" && input.limit > LIMIT.slidesPage) failures.push(invalid(TARGET));
-    if (input.cursor !== undefined && !text(input.cursor, 64, { nonBlank: true })) failures.push(invalid(VALIDATE));
-    // A page's cursor names its tab and kind of items, the key the next page starts after, and how many items came before.
+    if (input.cursor !== undefined && !text(input.cursor, 200, { nonBlank: true })) failures.push(invalid(VALIDATE));
+    // A page's cursor names its tab and kind of items, its last item (ID and key then), and how many items came before.
     const kind = paged ? `${tab.type === "slides" ? "slides" : "rows"}:${tab.id}` : "";
     let from: { after: number | null; count: number } = { after: null, count: 0 };
     if (input.cursor !== undefined && paged) {
       const known = this.cursors.find((c) => c.cursor === input.cursor && c.kind === kind);
       if (known === undefined) failures.push(invalid(TARGET));
-      else from = { after: known.after, count: known.count ?? 0 };
+      else {
+        // After the last item wherever it is now; when it is gone, from its old key, inclusive (an item appended there is new).
+        const items: Item[] = tab?.type === "slides" ? this.#deck(tab.id) : tab === undefined ? [] : this.#sheet(tab.id);
+        const last = items.find((item) => item.id === known.lastId);
+        from = { after: last !== undefined ? last.key : known.after - 1, count: known.count ?? 0 };
+      }
     }
     return {
       failures,
@@ -379,7 +386,7 @@ export class NoteModel {
           },
           apply: (value) => {
             const last = page.at(-1);
-            if (typeof value.next_cursor === "string" && last !== undefined) this.cursors.push({ cursor: value.next_cursor, kind, after: last.key, count: from.count + page.length });
+            if (typeof value.next_cursor === "string" && last !== undefined) this.cursors.push({ cursor: value.next_cursor, kind, after: last.key, count: from.count + page.length, lastId: last.id });
           },
         };
       },
@@ -484,9 +491,17 @@ export class NoteModel {
     if (!label(input.label, false)) failures.push(invalid(VALIDATE));
     // An empty deck or Sheet leaves slides, columns and rows out: an empty list is refused. Rows need the columns of the same call.
     if (input.slides !== undefined && (!slides(input.slides, 1, LIMIT.slidesPerCall) || type === "sheet")) failures.push(invalid(VALIDATE));
-    if (input.columns !== undefined && (!newColumns(input.columns, []) || type === "slides")) failures.push(invalid(VALIDATE));
-    if (input.rows !== undefined && (!rowList(input.rows) || type === "slides" || !Array.isArray(input.columns) || (input.rows as Row[]).some((cells) => unknownColumn(cells, input.columns as string[])))) {
-      failures.push(invalid(VALIDATE));
+    if (input.columns !== undefined) {
+      failures.push(...sized(newColumns(input.columns, [])));
+      if (type === "slides") failures.push(invalid(VALIDATE));
+    }
+    if (input.rows !== undefined) {
+      failures.push(...sized(rowList(input.rows)));
+      const columns = Array.isArray(input.columns) ? (input.columns as unknown[]).filter((c): c is string => typeof c === "string") : [];
+      if (type === "slides" || input.columns === undefined) failures.push(invalid(VALIDATE));
+      else if (Array.isArray(input.rows) && Array.isArray(input.columns) && (input.rows as unknown[]).some((cells) => isRow(cells) && unknownColumn(cells, columns))) {
+        failures.push(invalid(VALIDATE));
+      }
     }
     if (this.#addedTabs() >= LIMIT.tabs) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "tabs_per_note" } });
     const deck = type === "slides" && Array.isArray(input.slides) ? input.slides.map(toSlide) : [];
@@ -537,10 +552,11 @@ export class NoteModel {
           tab_id: t.id,
           operation: input.operation,
           ...(t.type === "slides" ? { slides_added: done.added, slide_ids: done.ids(value), slide_count: t.slide_count } : { row_ids: done.ids(value), row_count: t.row_count, columns: [...t.columns] }),
-          version: this.version + 1,
+          version: done.unchanged ? this.version : this.version + 1,
           replayed: false,
         });
-        // An update to what is there still commits: the key records its answer, and the version moves on.
+        // An update to what is already there commits nothing and records no key, as an already-attached source.
+        if (done.unchanged) return { writes: false, result: (value) => expected(value), check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))], apply: () => {} };
         return {
           writes: true,
           result: (value) => expected(value),
@@ -600,13 +616,14 @@ export class NoteModel {
         argument(itemId(input[itemField]) && (input.after_id === null || itemId(input.after_id)));
         break;
       case "columns_add":
-        argument(newColumns(input.columns, []));
+        failures.push(...sized(newColumns(input.columns, [])));
         break;
       case "rows_append":
-        argument(rowList(input.rows));
+        failures.push(...sized(rowList(input.rows)));
         break;
       case "row_update":
-        argument(itemId(input.row_id) && cellsOk(input.cells, true));
+        argument(itemId(input.row_id));
+        failures.push(...sized(cellsOk(input.cells, true)));
         break;
     }
     const tab = this.#tab(input.tab_id);
@@ -1288,30 +1305,52 @@ function itemId(value: unknown): boolean {
   return text(value, LIMIT.itemId, { required: true, nonBlank: true });
 }
 
-/** New column names: 1 to the limit, each non-blank on one line without spaces at its ends, none twice, none "__proto__". */
-function newColumns(value: unknown, existing: readonly string[]): boolean {
-  if (!Array.isArray(value) || value.length < 1 || value.length > LIMIT.columns) return false;
+/**
+ * What the Note's checks of a Sheet's arguments say: nothing wrong, a
+ * malformed argument, or a size limit passed (a list or a cell too long),
+ * which the Note tells only when nothing is malformed.
+ */
+type SizeCheck = "ok" | "invalid" | { limit: string };
+
+function sized(check: SizeCheck): Failure[] {
+  if (check === "ok") return [];
+  return check === "invalid" ? [invalid(VALIDATE)] : [{ code: "limit_exceeded", stage: SIZES, fields: { limit: check.limit } }];
+}
+
+/** The worst of several checks: a malformed argument over a limit, a limit over nothing. */
+function worst(checks: readonly SizeCheck[]): SizeCheck {
+  return checks.find((c) => c === "invalid") ?? checks.find((c) => c !== "ok") ?? "ok";
+}
+
+/** New column names: 1 to the limit (more is the limit, the names unread), each non-blank on one line without spaces at its ends, none twice, none "__proto__". */
+function newColumns(value: unknown, existing: readonly string[]): SizeCheck {
+  if (!Array.isArray(value) || value.length < 1) return "invalid";
+  if (value.length > LIMIT.columns) return { limit: "columns_per_sheet" };
   const names = value as unknown[];
   const wellFormed = names.every((name) => oneLine(name, LIMIT.columnName) && (name as string).trim() === name && name !== "__proto__");
-  return wellFormed && new Set(names).size === names.length && names.every((name) => !existing.includes(name as string));
+  return wellFormed && new Set(names).size === names.length && names.every((name) => !existing.includes(name as string)) ? "ok" : "invalid";
 }
 
-/** Rows to add: 1 to the per-call limit, each a row's cells. */
-function rowList(value: unknown): boolean {
-  return Array.isArray(value) && value.length >= 1 && value.length <= LIMIT.rowsPerCall && value.every((cells) => cellsOk(cells, false));
+/** Rows to add: 1 to the per-call limit (more is the limit, the rows unread), each a row's cells. */
+function rowList(value: unknown): SizeCheck {
+  if (!Array.isArray(value) || value.length < 1) return "invalid";
+  if (value.length > LIMIT.rowsPerCall) return { limit: "rows_per_call" };
+  return worst(value.map((cells) => cellsOk(cells, false)));
 }
 
-/** A row's cells: at least one, at most a Sheet's columns, each text within the limit or a finite number (or null to empty it, where `nullable`). */
-function cellsOk(value: unknown, nullable: boolean): boolean {
-  if (!isRow(value)) return false;
+/** A row's cells: at least one, at most a Sheet's columns, each text (longer than the limit: the limit) or a finite number (or null to empty it, where `nullable`). */
+function cellsOk(value: unknown, nullable: boolean): SizeCheck {
+  if (!isRow(value)) return "invalid";
   const entries = Object.entries(value);
-  if (entries.length < 1 || entries.length > LIMIT.columns) return false;
-  return entries.every(([name, cell]) => {
-    if (name.length > LIMIT.columnName) return false;
-    if (typeof cell === "number") return Number.isFinite(cell);
-    if (typeof cell === "string") return text(cell, LIMIT.cell);
-    return nullable && cell === null;
-  });
+  if (entries.length < 1 || entries.length > LIMIT.columns) return "invalid";
+  return worst(
+    entries.map(([name, cell]): SizeCheck => {
+      if (name.length > LIMIT.columnName) return "invalid";
+      if (typeof cell === "number") return Number.isFinite(cell) ? "ok" : "invalid";
+      if (typeof cell === "string") return cell.length > LIMIT.cell ? { limit: "cell_length" } : text(cell, LIMIT.cell) ? "ok" : "invalid";
+      return nullable && cell === null ? "ok" : "invalid";
+    }),
+  );
 }
 
 function unknownColumn(cells: Row, columns: readonly string[]): boolean {
