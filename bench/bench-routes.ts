@@ -20,9 +20,9 @@ export async function seedSources(origin: string, noteId: string, count: number)
   return total;
 }
 
-/** Appends `count` generated rows (at most 10,000) to a Sheet of three columns or more; returns how many it holds now. */
-export async function seedRows(origin: string, noteId: string, tabId: string, count: number): Promise<number> {
-  return (await send<{ rows: number }>(origin, "POST", `/bench/seed-rows/${encodeURIComponent(noteId)}/${encodeURIComponent(tabId)}?count=${count}`)).rows;
+/** Appends `count` generated rows (at most 10,000) to a Sheet of three columns or more; returns how many it holds now and the new rows' IDs. */
+export async function seedRows(origin: string, noteId: string, tabId: string, count: number): Promise<{ rows: number; ids: string[] }> {
+  return send<{ rows: number; ids: string[] }>(origin, "POST", `/bench/seed-rows/${encodeURIComponent(noteId)}/${encodeURIComponent(tabId)}?count=${count}`);
 }
 
 /** The Note object's cumulative cost counters and its storage now. */

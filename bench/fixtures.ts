@@ -60,6 +60,8 @@ export function sheetRows(count: number, label = "Item"): Record<string, string 
 export interface SheetNote {
   noteId: string;
   tabId: string;
+  /** The seeded rows' IDs, in order: a hand-made cursor names its last row. */
+  ids: string[];
 }
 
 /** Adds an empty Sheet of SHEET_COLUMNS to a Note through create_note_tab, at the Note's current version; returns its ID. */
@@ -80,8 +82,8 @@ export async function addSheetTab(origin: string, agentToken: string, noteId: st
 export async function createSheetNote(api: PersonApi, agentToken: string, noteId: string, rows: number): Promise<SheetNote> {
   await api.createApprovedNote(noteId);
   const tabId = await addSheetTab(api.origin, agentToken, noteId, `${noteId}-sheet`);
-  if (rows > 0) await seedRows(api.origin, noteId, tabId, rows);
-  return { noteId, tabId };
+  const ids = rows > 0 ? (await seedRows(api.origin, noteId, tabId, rows)).ids : [];
+  return { noteId, tabId, ids };
 }
 
 /** Creates and approves a Note holding `count` generated sources. */
@@ -107,7 +109,7 @@ export function deepCursor(noteId: string, sources: number): string {
  */
 export function deepRowsCursor(sheet: SheetNote, rows: number): string {
   const start = Math.max(1, Math.floor(rows * 0.9) - PAGE_LIMIT);
-  return encodeItemsCursor(sheet.noteId, sheet.tabId, "rows", (start - 1) * KEY_GAP, start);
+  return encodeItemsCursor(sheet.noteId, sheet.tabId, "rows", { after: (start - 1) * KEY_GAP, count: start, lastId: sheet.ids[start - 1] as string });
 }
 
 /** The deep page of a Sheet is a full page, starting at the row the cursor names, with more after it. */

@@ -56,7 +56,7 @@ export class NoteObject extends ProductionNoteObject {
    * takes one call. Cells fill the Sheet's first three columns: a name
    * ("Row {n}", n counting from 1), a region, an amount.
    */
-  seedRows(tabId: string, count: number): number {
+  seedRows(tabId: string, count: number): { rows: number; ids: string[] } {
     const seeded = this.store.transaction(() => {
       const meta = this.store.readMeta();
       const tab = this.store.tab(tabId);
@@ -67,7 +67,7 @@ export class NoteObject extends ProductionNoteObject {
       this.store.rows.insert(tab.id, rows);
       this.store.updateTab({ ...tab, row_count: tab.row_count + count });
       this.store.writeMeta({ ...after, version: meta.version + 1 });
-      return ok(tab.row_count + count);
+      return ok({ rows: tab.row_count + count, ids: rows.map((row) => row.id) });
     });
     if (!seeded.ok) throw new Error(seeded.error.message);
     return seeded.value;
@@ -97,7 +97,7 @@ worker.post("/bench/seed-sources/:note", async (c) => {
 worker.post("/bench/seed-rows/:note/:tab", async (c) => {
   const count = Number(c.req.query("count"));
   if (!Number.isInteger(count) || count < 1 || count > 10_000) return c.json({ error: { code: "invalid_arguments", message: "count: 1 to 10000" } }, 400);
-  return c.json({ rows: await note(c.env, c.req.param("note")).seedRows(c.req.param("tab"), count) });
+  return c.json(await note(c.env, c.req.param("note")).seedRows(c.req.param("tab"), count));
 });
 
 // Everything else is the production Worker, as deployed.
