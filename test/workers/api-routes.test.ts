@@ -143,7 +143,7 @@ describe("paths and methods the API does not serve", () => {
       ["PUT", "/notes/x", "GET, HEAD, PATCH, DELETE"],
       ["GET", "/notes/x/tabs", "POST"],
       ["POST", "/notes/x/tabs/y", "GET, HEAD, PATCH, DELETE"],
-      ["GET", "/notes/x/tabs/y/slides", "PUT, POST"],
+      ["GET", "/notes/x/tabs/y/slides", "POST, PUT"],
       ["PUT", "/notes/x/tabs/y/slides/z", "PATCH, DELETE"],
       ["GET", "/notes/x/tabs/y/rows", "POST"],
       ["POST", "/notes/x/tabs/y/rows/z", "PATCH, DELETE"],
