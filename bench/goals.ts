@@ -49,26 +49,7 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
     });
   }
 
-  const sizes = [...new Set(report.costs.filter((c) => c.id.startsWith("list_note_attachments_first_")).map((c) => c.sources))].sort((a, b) => a - b);
-  const small = sizes[0];
-  const large = sizes.at(-1);
-  if (small !== undefined && large !== undefined && small !== large) {
-    for (const page of ["first", "deep"] as const) {
-      const a = row(`list_note_attachments_${page}_${small}`);
-      const b = row(`list_note_attachments_${page}_${large}`);
-      const slower = a !== undefined && b !== undefined && b.result.throughput > 0 ? a.result.throughput / b.result.throughput : null;
-      const rowsRead = cost(`list_note_attachments_${page}_${large}`)?.rowsReadPerCall ?? null;
-      goals.push({
-        goal: `2. a ${page} page at ${large.toLocaleString("en-US")} sources vs at ${small.toLocaleString("en-US")}`,
-        target: `within 1.5× (throughput), ≤ ~${PAGE_LIMIT} rows read (≤ ${ROWS_PER_PAGE_ALLOWED})`,
-        measured:
-          slower === null
-            ? "–"
-            : `${fmt(slower)}× (${rate(a)} → ${rate(b)}; p50 ${a?.result.p50} → ${b?.result.p50} ms); ${rowsRead ?? "–"} rows read per page`,
-        met: slower === null || rowsRead === null ? null : slower <= 1.5 && rowsRead <= ROWS_PER_PAGE_ALLOWED && clean(a) && clean(b),
-      });
-    }
-  }
+  goals.push(...pageGoals(report, "2", "list_note_attachments_", (c) => c.sources, (size) => `at ${size.toLocaleString("en-US")} sources`));
 
   // Issue 5 asked for ≤ 25; since migration 7 each slide also writes its entry in the unique index on
   // slides.id (what slide_update and slide_delete find it by): 2 × 20, plus the tab, the meta and the key's two.
@@ -110,6 +91,36 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
   return goals;
 }
 
+/** A page deep in a large list costs what one of a small list does: one goal for the first page, one for a deep page. */
+function pageGoals(
+  report: Omit<BenchReport, "goals">,
+  goal: string,
+  prefix: string,
+  sizeOf: (c: Omit<BenchReport, "goals">["costs"][number]) => number,
+  what: (size: number) => string,
+): GoalResult[] {
+  const row = (id: string): LoadRow | undefined => report.rows.find((r) => r.id === id);
+  const sizes = [...new Set(report.costs.filter((c) => c.id.startsWith(`${prefix}first_`)).map(sizeOf))].sort((a, b) => a - b);
+  const small = sizes[0];
+  const large = sizes.at(-1);
+  if (small === undefined || large === undefined || small === large) return [];
+  return (["first", "deep"] as const).map((page) => {
+    const a = row(`${prefix}${page}_${small}`);
+    const b = row(`${prefix}${page}_${large}`);
+    const slower = a !== undefined && b !== undefined && b.result.throughput > 0 ? a.result.throughput / b.result.throughput : null;
+    const rowsRead = report.costs.find((c) => c.id === `${prefix}${page}_${large}`)?.rowsReadPerCall ?? null;
+    return {
+      goal: `${goal}. a ${page} page ${what(large)} vs ${what(small)}`,
+      target: `within 1.5× (throughput), ≤ ~${PAGE_LIMIT} rows read (≤ ${ROWS_PER_PAGE_ALLOWED})`,
+      measured:
+        slower === null
+          ? "–"
+          : `${fmt(slower)}× (${rate(a)} → ${rate(b)}; p50 ${a?.result.p50} → ${b?.result.p50} ms); ${rowsRead ?? "–"} rows read per page`,
+      met: slower === null || rowsRead === null ? null : slower <= 1.5 && rowsRead <= ROWS_PER_PAGE_ALLOWED && clean(a) && clean(b),
+    };
+  });
+}
+
 /**
  * Issue 12's cost law: a call on a large deck or Sheet costs what it costs on
  * a small one. Rows read and written per call, from the cost table; a page of
@@ -143,26 +154,7 @@ function costLawGoals(report: Omit<BenchReport, "goals">): GoalResult[] {
     });
   }
 
-  const sizes = [...new Set(report.costs.filter((c) => c.id.startsWith("read_note_tab_sheet_first_")).map((c) => Number(c.id.split("_").at(-1))))].sort((a, b) => a - b);
-  const fewest = sizes[0];
-  const most = sizes.at(-1);
-  if (fewest !== undefined && most !== undefined && fewest !== most) {
-    for (const page of ["first", "deep"] as const) {
-      const a = row(`read_note_tab_sheet_${page}_${fewest}`);
-      const b = row(`read_note_tab_sheet_${page}_${most}`);
-      const slower = a !== undefined && b !== undefined && b.result.throughput > 0 ? a.result.throughput / b.result.throughput : null;
-      const rowsRead = cost(`read_note_tab_sheet_${page}_${most}`)?.rowsReadPerCall ?? null;
-      goals.push({
-        goal: `6. a ${page} page of a ${most.toLocaleString("en-US")}-row Sheet vs of a ${fewest.toLocaleString("en-US")}-row Sheet`,
-        target: `within 1.5× (throughput), ≤ ~${PAGE_LIMIT} rows read (≤ ${ROWS_PER_PAGE_ALLOWED})`,
-        measured:
-          slower === null
-            ? "–"
-            : `${fmt(slower)}× (${rate(a)} → ${rate(b)}; p50 ${a?.result.p50} → ${b?.result.p50} ms); ${rowsRead ?? "–"} rows read per page`,
-        met: slower === null || rowsRead === null ? null : slower <= 1.5 && rowsRead <= ROWS_PER_PAGE_ALLOWED && clean(a) && clean(b),
-      });
-    }
-  }
+  goals.push(...pageGoals(report, "6", "read_note_tab_sheet_", (c) => Number(c.id.split("_").at(-1)), (size) => `of a ${size.toLocaleString("en-US")}-row Sheet`));
   return goals;
 }
 

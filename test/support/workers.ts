@@ -29,6 +29,22 @@ export function fetchWorker(path: string, init: RequestInit = {}): Promise<Respo
   return exports.default.fetch(new Request(`${BASE}${path}`, init));
 }
 
+/** What /mcp answers (200, parsed) to a body sent exactly as written: for what JSON.stringify cannot spell (-0, 1e999) or a parsed object cannot keep (an own "__proto__" key). */
+export async function rawMcp(body: string): Promise<any> {
+  const response = await fetchWorker("/mcp", {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${TOKENS.agent}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body,
+  });
+  if (response.status !== 200) throw new Error(`/mcp answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
 export interface ApiAnswer {
   status: number;
   body: any;

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
 import { dumpDatabase } from "../support/dump.js";
-import { failure, fetchWorker, newNote, ok, TOKENS } from "../support/workers.js";
+import { failure, newNote, ok, rawMcp } from "../support/workers.js";
 
 const SLIDE_ID = /^slide-\d+-[0-9a-z]+$/;
 const ROW_ID = /^row-\d+-[0-9a-z]+$/;
@@ -27,20 +27,9 @@ async function refused(noteId: string, name: string, args: Record<string, unknow
   return error;
 }
 
-/** tools/call with `args` as raw JSON text: for what JSON.stringify cannot spell (-0, 1e999) or a parsed object cannot keep (__proto__). */
+/** tools/call with `args` as raw JSON text (rawMcp): the tool's error, or its structured result. */
 async function rawTool(name: string, args: string): Promise<{ isError: boolean; data: any }> {
-  const response = await fetchWorker("/mcp", {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${TOKENS.agent}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-11-25",
-    },
-    body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args}}}`,
-  });
-  expect(response.status).toBe(200);
-  const { result } = (await response.json()) as any;
+  const { result } = await rawMcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${args}}}`);
   return result.isError === true ? { isError: true, data: JSON.parse(result.content[0].text).error } : { isError: false, data: result.structuredContent };
 }
 

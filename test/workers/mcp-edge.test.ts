@@ -4,28 +4,12 @@
  * `invalid_arguments` result naming the field, and neither writes anything.
  */
 import { describe, expect, it } from "vitest";
-import { failure, fetchWorker, newNote, ok, rpc, TOKENS } from "../support/workers.js";
+import { failure, fetchWorker, newNote, ok, rawMcp, rpc, TOKENS } from "../support/workers.js";
 
 /** A JSON-RPC answer from /mcp: its HTTP status and message. */
 async function answer(method: string, params: unknown): Promise<{ status: number; message: any }> {
   const response = await rpc(method, params);
   return { status: response.status, message: await response.json() };
-}
-
-/** What /mcp answers to a body sent exactly as written (JSON.stringify would not keep an own "__proto__" key). */
-async function rawCall(body: string): Promise<any> {
-  const response = await fetchWorker("/mcp", {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${TOKENS.agent}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-11-25",
-    },
-    body,
-  });
-  expect(response.status).toBe(200);
-  return response.json();
 }
 
 async function tabCount(noteId: string): Promise<{ version: number; tabs: number }> {
@@ -89,7 +73,7 @@ describe("every unknown key is refused, __proto__ too", () => {
   it("an extra __proto__ key at the top of the arguments is an unexpected field, and no tab is created", async () => {
     const { noteId, version } = await newNote();
     const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":{"note_id":"${noteId}","expected_version":${version},"idempotency_key":"k","tab_type":"slides","__proto__":{"label":"x"}}}}`;
-    const message = await rawCall(body);
+    const message = await rawMcp(body);
     expect(message.result.isError).toBe(true);
     const { error } = JSON.parse(message.result.content[0].text);
     expect(error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "__proto__", problem: "unexpected field" }] });
@@ -105,7 +89,7 @@ describe("every unknown key is refused, __proto__ too", () => {
       [`"constructor":{"x":1}`, "constructor"],
       [`"slides":[{"title":"a","constructor":1}]`, "slides[0].constructor"],
     ] as const) {
-      const message = await rawCall(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":{${common},${extra}}}}`);
+      const message = await rawMcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":{${common},${extra}}}}`);
       expect(JSON.parse(message.result.content[0].text).error.issues, extra).toEqual([{ path, problem: "unexpected field" }]);
     }
     expect(await tabCount(noteId)).toEqual({ version, tabs: 3 });
