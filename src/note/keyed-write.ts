@@ -19,7 +19,10 @@ import { checkVersion, commitVersion, nextVersion } from "./version.js";
  * meta after it and the write's first result (at the version it commits as,
  * not replayed), or an answer that writes nothing.
  */
-export type KeyedApplied<K extends KeyedCommand> = { commit: true; meta: NoteMeta; result: Output<K> } | { commit: false; answer: Output<K> };
+export type KeyedApplied<K extends KeyedCommand> =
+  | { commit: true; meta: NoteMeta; result: Output<K> }
+  /** Nothing to change: the answer at the current version; `recordKey` keeps it under the key all the same. */
+  | { commit: false; answer: Output<K>; recordKey?: boolean };
 
 /** An agent write's rules: module-level data, one per tool, that the pipeline runs in its order. */
 export interface KeyedWrite<K extends KeyedCommand, I, P> {
@@ -91,9 +94,13 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
 
   const applied = write.apply(ctx, meta, prepared.value, nextVersion(meta));
   if (!applied.ok) return applied;
-  if (!applied.value.commit) return ok(applied.value.answer);
+  const record = (result: Output<K>) => ctx.store.recordIdempotency({ key: args.idempotency_key, tool, fingerprint: print, result, created_at: ctx.now() });
+  if (!applied.value.commit) {
+    if (applied.value.recordKey === true) record(applied.value.answer);
+    return ok(applied.value.answer);
+  }
   const { result } = applied.value;
   commitVersion(ctx.store, applied.value.meta);
-  ctx.store.recordIdempotency({ key: args.idempotency_key, tool, fingerprint: print, result, created_at: ctx.now() });
+  record(result);
   return ok(result);
 }

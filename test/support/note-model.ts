@@ -555,8 +555,8 @@ export class NoteModel {
           version: done.unchanged ? this.version : this.version + 1,
           replayed: false,
         });
-        // An update to what is already there commits nothing and records no key, as an already-attached source.
-        if (done.unchanged) return { writes: false, result: (value) => expected(value), check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))], apply: () => {} };
+        // An update to what is already there changes no content and keeps the version; its key records the answer.
+        if (done.unchanged) return { writes: true, result: (value) => expected(value), check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))], apply: () => {} };
         return {
           writes: true,
           result: (value) => expected(value),

@@ -809,16 +809,21 @@ describe("review findings", () => {
     expect(next.rows.map((r: { id: string; cells: unknown }) => [r.id, r.cells])).toEqual([[added.row_ids[0], { A: 4 }]]);
   });
 
-  it("an agent's edit that changes nothing commits nothing: the version stays, no key is recorded, the Note is byte-identical", async () => {
+  it("an agent's edit that changes nothing keeps the version and changes no content; its key still gives the first result back after the Note moved on", async () => {
     const { noteId, tabId, ids, version } = await newDeck(3);
-    const before = await dump(noteId);
-    const same = await ok("edit_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "same", tab_id: tabId, operation: "slide_update", slide_id: ids[1], body: "Body 2" });
+    const slides = async () => (await ok("read_note_tab", { note_id: noteId, tab_id: tabId })).slides;
+    const before = await slides();
+    const call = { note_id: noteId, expected_version: version, idempotency_key: "same", tab_id: tabId, operation: "slide_update", slide_id: ids[1], body: "Body 2" };
+    const same = await ok("edit_note_tab", call);
     expect(same).toMatchObject({ version, replayed: false, slide_ids: [ids[1]], slide_count: 3 });
-    expect(await dump(noteId)).toEqual(before);
+    expect(await slides()).toEqual(before);
+    expect(await versionOf(noteId)).toBe(version);
+    // Another write moves the Note on; the resend (its answer lost) still gets the first result, not a conflict.
+    await ok("edit_note_tab", { ...call, idempotency_key: "other", slide_id: ids[0], body: "changed" });
+    expect(await ok("edit_note_tab", call)).toEqual({ ...same, replayed: true });
     const sheet = await newSheet(["A"], [{ A: 1 }]);
-    const sheetBefore = await dump(sheet.noteId);
     const cells = await ok("edit_note_tab", { note_id: sheet.noteId, expected_version: sheet.version, idempotency_key: "same", tab_id: sheet.tabId, operation: "row_update", row_id: sheet.ids[0], cells: { A: 1 } });
     expect(cells).toMatchObject({ version: sheet.version, row_ids: sheet.ids });
-    expect(await dump(sheet.noteId)).toEqual(sheetBefore);
+    expect(await versionOf(sheet.noteId)).toBe(sheet.version);
   });
 });
