@@ -59,7 +59,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       "a page of a Sheet's rows (its columns, then each row's id, index and cells by column name), or the whole text of the markdown tab. " +
       "A slide's or row's id never changes and is never reused: keep it to name that exact slide or row in edit_note_tab. " +
       `A page holds up to ${LIMITS.slidesPageSize} slides or ${LIMITS.rowsPageSize} rows (limit; rows default to ${LIMITS.rowsPageDefault}) and next_cursor; ` +
-      "pass it back as cursor for the next page, until next_cursor is null.",
+      "pass it back as cursor for the next page, until next_cursor is null; a page of long slides or rows holds fewer. " +
+      "index is the place as this paging counts it (re-read from the start for exact places after deletions).",
     scopes: READ,
     readOnly: true,
     command: "read_tab",

@@ -31,8 +31,12 @@ export const LIMITS = {
   /** Rows per page of read_note_tab on a Sheet (and its default, 100). */
   rowsPageSize: 500,
   rowsPageDefault: 100,
-  /** A page of rows stops early past this many characters of cells, so one answer stays small enough for a client. */
-  rowsPageChars: 1_000_000,
+  /**
+   * A page of slides or rows stops early (never before its first item) once
+   * their text passes this many characters, so one answer, which carries the
+   * page twice (text and structured), stays what a client can take.
+   */
+  pageChars: 250_000,
   /** Slides and Sheet tabs per Note (the three fixed tabs are not counted). */
   tabsPerNote: 100,
   sourcesPerNote: 100_000,

@@ -4,9 +4,7 @@
  * row has an exact ID as a slide does. The agent appends, updates and deletes
  * rows by ID and adds columns; the person may also move a row.
  */
-import type { RowOutput } from "./commands.js";
-import type { Issue } from "./errors.js";
-import { fieldPath, invalidArguments, limitExceeded } from "./errors.js";
+import { fieldPath, invalidArguments, limitExceeded, type Issue } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { deleteEdit, findItem, moveEdit, ROWS } from "./items.js";
 import { appendKeys } from "./order.js";
@@ -121,22 +119,3 @@ export const SHEET_EDITS = {
   row_delete: deleteEdit(ROWS),
   row_move: moveEdit(ROWS),
 } satisfies Record<string, TabEdit>;
-
-/**
- * A page of a Sheet's rows after order key `after`: up to `limit` rows, fewer
- * when their cells pass LIMITS.rowsPageChars (never fewer than one), and the
- * row the next page starts after (null on the last page).
- */
-export function rowsPage(store: NoteStore, tabId: string, after: number | null, limit: number, first: number): { rows: RowOutput[]; last: Keyed<SheetRow> | null } {
-  // One row past the page tells whether another follows.
-  const read = store.rows.page(tabId, after, limit + 1);
-  const rows: RowOutput[] = [];
-  let chars = 0;
-  for (const row of read.slice(0, limit)) {
-    chars += JSON.stringify(row.cells).length;
-    if (rows.length > 0 && chars > LIMITS.rowsPageChars) break;
-    rows.push({ id: row.id, index: first + rows.length, cells: row.cells });
-  }
-  const more = read.length > rows.length;
-  return { rows, last: more ? (read[rows.length - 1] as Keyed<SheetRow>) : null };
-}

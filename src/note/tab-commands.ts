@@ -12,9 +12,9 @@ import { asGiven, type KeyedWrite } from "./keyed-write.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { newRows, rowsPage, unknownColumns } from "./sheets.js";
+import { newRows, unknownColumns } from "./sheets.js";
 import { newSlides, numbered } from "./slides.js";
-import type { NoteStore, TabRow } from "./store.js";
+import type { Keyed, NoteStore, TabRow } from "./store.js";
 import { ADDABLE_TAB_TYPES } from "./tab-id.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
 import { Checks, fields, noFields } from "./validate.js";
@@ -61,15 +61,14 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
     }
     const cursorAfter = (last: { key: number; id: string } | null, count: number) =>
       last === null ? null : encodeItemsCursor(ctx.id, tab.id, kind, { after: last.key, count, lastId: last.id });
+    const next = (page: readonly Keyed<{ id: string }>[], more: boolean) => cursorAfter(more ? (page.at(-1) ?? null) : null, from.count + page.length);
     if (tab.type === "sheet") {
-      const page = rowsPage(ctx.store, tab.id, from.after, (limit as number | undefined) ?? LIMITS.rowsPageDefault, from.count);
-      return ok({ ...base, columns: tab.columns, rows: page.rows, next_cursor: cursorAfter(page.last, from.count + page.rows.length) });
+      const { page, more } = fit(ctx.store.rows.page(tab.id, from.after, ((limit as number | undefined) ?? LIMITS.rowsPageDefault) + 1), limit, LIMITS.rowsPageDefault, (row) => JSON.stringify(row.cells).length);
+      const rows = page.map((row, i) => ({ id: row.id, index: from.count + i, cells: row.cells }));
+      return ok({ ...base, columns: tab.columns, rows, next_cursor: next(page, more) });
     }
-    const size = (limit as number | undefined) ?? LIMITS.slidesPageSize;
-    // One row past the page tells whether another follows.
-    const rows = ctx.store.slides.page(tab.id, from.after, size + 1);
-    const page = rows.slice(0, size);
-    return ok({ ...base, slides: numbered(page, from.count), next_cursor: cursorAfter(rows.length > size ? (page.at(-1) ?? null) : null, from.count + page.length) });
+    const { page, more } = fit(ctx.store.slides.page(tab.id, from.after, ((limit as number | undefined) ?? LIMITS.slidesPageSize) + 1), limit, LIMITS.slidesPageSize, (slide) => slide.title.length + slide.body.length + slide.notes.length);
+    return ok({ ...base, slides: numbered(page, from.count), next_cursor: next(page, more) });
   }
   if (tab.type === "markdown") {
     const paging = (["limit", "cursor"] as const).filter((name) => given.value[name] !== undefined);
@@ -77,6 +76,23 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
     return ok({ ...base, text: ctx.store.markdown() });
   }
   return fail(wrongTabType(tab, ["slides", "sheet", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides, Sheet and markdown tabs. Use list_note_attachments for its items.`));
+}
+
+/**
+ * A page from `read` (up to `limit` items, and one more that tells whether
+ * another page follows): fewer when their content passes LIMITS.pageChars,
+ * never fewer than one, so one answer stays what a client can take.
+ */
+function fit<T>(read: readonly T[], limit: unknown, byDefault: number, chars: (item: T) => number): { page: T[]; more: boolean } {
+  const size = typeof limit === "number" ? limit : byDefault;
+  const page: T[] = [];
+  let total = 0;
+  for (const item of read.slice(0, size)) {
+    total += chars(item);
+    if (page.length > 0 && total > LIMITS.pageChars) break;
+    page.push(item);
+  }
+  return { page, more: read.length > page.length };
 }
 
 /**

@@ -60,7 +60,7 @@ export const LIMIT = {
   rowsPerSheet: 10_000,
   rowsPage: 500,
   rowsPageDefault: 100,
-  rowsPageChars: 1_000_000,
+  pageChars: 250_000,
 } as const;
 
 /** The distance between two appended items' order keys (a deck's slides, a Sheet's rows). */
@@ -362,15 +362,14 @@ export class NoteModel {
         if (t.type === "markdown") return answers({ ...base, text: this.markdown });
         const rest = (t.type === "slides" ? this.#deck(t.id) : this.#sheet(t.id)).filter((item) => from.after === null || item.key > from.after);
         const page: Item[] = [];
-        if (t.type === "slides") page.push(...rest.slice(0, typeof input.limit === "number" ? input.limit : LIMIT.slidesPage));
-        else {
-          // A page of rows stops early once its cells pass the characters a client can take, never before its first row.
-          let chars = 0;
-          for (const row of (rest as SheetRow[]).slice(0, typeof input.limit === "number" ? input.limit : LIMIT.rowsPageDefault)) {
-            chars += JSON.stringify(row.cells).length;
-            if (page.length > 0 && chars > LIMIT.rowsPageChars) break;
-            page.push(row);
-          }
+        // A page stops early once its text passes the characters a client can take, never before its first item.
+        const sizeOf = (item: Item): number =>
+          t.type === "slides" ? (item as Slide).title.length + (item as Slide).body.length + (item as Slide).notes.length : JSON.stringify((item as SheetRow).cells).length;
+        let chars = 0;
+        for (const item of rest.slice(0, typeof input.limit === "number" ? input.limit : t.type === "slides" ? LIMIT.slidesPage : LIMIT.rowsPageDefault)) {
+          chars += sizeOf(item);
+          if (page.length > 0 && chars > LIMIT.pageChars) break;
+          page.push(item);
         }
         const more = rest.length > page.length;
         const listed =

@@ -769,30 +769,46 @@ describe("reading a Sheet in pages", () => {
     expect(markdown.issues).toEqual([{ path: "limit", problem: "pages a slides or Sheet tab only; a markdown tab is read whole" }]);
   });
 
-  it(`a page stops early once its cells pass ${LIMITS.rowsPageChars.toLocaleString("en")} characters, and the next page goes on from there`, async () => {
+  it(`a page stops early once its text passes ${LIMITS.pageChars.toLocaleString("en")} characters, and the next pages go on from there`, async () => {
     const columns = Array.from({ length: 10 }, (_, i) => `C${i}`);
     const { noteId, tabId, version } = await newSheet(columns);
     // Rows of 10 cells of 2,000 characters: about 20,000 characters of cells each, 10 rows a call within the request size.
     const rowOf = (n: number) => Object.fromEntries(columns.map((c) => [c, `${n}:${c}:`.padEnd(LIMITS.cellLength, "x")]));
-    const total = 60;
+    const total = 30;
     let current = version;
     for (let start = 0; start < total; start += 10) {
       const rows = Array.from({ length: 10 }, (_, i) => rowOf(start + i));
       current = (await ok("edit_note_tab", { ...write(noteId, current, `big-${start}`), tab_id: tabId, operation: "rows_append", rows })).version;
     }
     const size = (row: { cells: unknown }) => JSON.stringify(row.cells).length;
-    const page1 = await ok("read_note_tab", { note_id: noteId, tab_id: tabId, limit: LIMITS.rowsPageSize });
-    const chars = page1.rows.reduce((sum: number, row: { cells: unknown }) => sum + size(row), 0);
-    expect(page1.rows.length).toBeLessThan(total);
-    expect(chars).toBeLessThanOrEqual(LIMITS.rowsPageChars);
-    // One row more would have passed the limit.
-    expect(chars + size({ cells: rowOf(page1.rows.length) })).toBeGreaterThan(LIMITS.rowsPageChars);
-    expect(page1.next_cursor).not.toBeNull();
-    const page2 = await ok("read_note_tab", { note_id: noteId, tab_id: tabId, limit: LIMITS.rowsPageSize, cursor: page1.next_cursor });
-    expect(page2.next_cursor).toBeNull();
-    const all = [...page1.rows, ...page2.rows];
-    expect(all.map((row: { index: number }) => row.index)).toEqual(Array.from({ length: total }, (_, i) => i));
-    expect(all.map((row: { cells: unknown }) => row.cells)).toEqual(Array.from({ length: total }, (_, i) => rowOf(i)));
+    const all: { index: number; cells: unknown }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok("read_note_tab", { note_id: noteId, tab_id: tabId, limit: LIMITS.rowsPageSize, cursor });
+      const chars = page.rows.reduce((sum: number, row: { cells: unknown }) => sum + size(row), 0);
+      expect(chars).toBeLessThanOrEqual(LIMITS.pageChars);
+      // One row more would have passed the limit.
+      if (page.next_cursor !== null) expect(chars + size({ cells: rowOf(all.length + page.rows.length) })).toBeGreaterThan(LIMITS.pageChars);
+      all.push(...page.rows);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    expect(all.length).toBe(total);
+    expect(all.map((row) => row.index)).toEqual(Array.from({ length: total }, (_, i) => i));
+    expect(all.map((row) => row.cells)).toEqual(Array.from({ length: total }, (_, i) => rowOf(i)));
+
+    // A deck of long slides: 20,300 characters each, so a page of 50 holds a dozen.
+    const deck = await newNote();
+    const long = (n: number) => ({ title: `S${n}`.padEnd(LIMITS.slideTitleLength, "t"), body: "b".repeat(LIMITS.slideBodyLength), notes: "n".repeat(LIMITS.slideNotesLength) });
+    // Ten a call: a request is at most 256 KiB.
+    const created = await ok("create_note_tab", { note_id: deck.noteId, expected_version: deck.version, idempotency_key: "long", tab_type: "slides", slides: Array.from({ length: 10 }, (_, i) => long(i)) });
+    const more = await ok("edit_note_tab", { note_id: deck.noteId, expected_version: created.version, idempotency_key: "more", tab_id: created.tab_id, operation: "slides_add_outline", slides: Array.from({ length: 10 }, (_, i) => long(10 + i)) });
+    created.slide_ids.push(...more.slide_ids);
+    const first = await ok("read_note_tab", { note_id: deck.noteId, tab_id: created.tab_id });
+    const slideChars = (s: { title: string; body: string; notes: string }) => s.title.length + s.body.length + s.notes.length;
+    expect(first.slides.length).toBe(Math.floor(LIMITS.pageChars / slideChars(long(0))));
+    const rest = await ok("read_note_tab", { note_id: deck.noteId, tab_id: created.tab_id, cursor: first.next_cursor });
+    expect([...first.slides, ...rest.slides].map((s: { id: string }) => s.id)).toEqual(created.slide_ids);
+    expect(rest.next_cursor).toBeNull();
   });
 });
 
