@@ -37,6 +37,12 @@ export const LIMITS = {
    * page twice (text and structured), stays what a client can take.
    */
   pageChars: 250_000,
+  /**
+   * The person's read of a whole Note answers its decks' text and its Markdown
+   * up to this many characters; past it, limit_exceeded (read the tabs a page
+   * at a time). Well within what the object may hand the Worker in one answer.
+   */
+  wholeNoteChars: 4_000_000,
   /** Slides and Sheet tabs per Note (the three fixed tabs are not counted). */
   tabsPerNote: 100,
   sourcesPerNote: 100_000,

@@ -6,6 +6,7 @@ import { openNote } from "./access.js";
 import type { Caller, Input, NoteSummary, WholeNote } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
+import { limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
@@ -62,17 +63,29 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
   const opened = openNote(ctx, caller);
   if (!opened.ok) return opened;
   const meta = opened.value;
-  const tabs = ctx.store.tabs().map((t) => {
-    if (t.type === "slides") return { ...summary(t), slides: numbered(ctx.store.slides.all(t.id)) };
-    return t.type === "sheet" ? { ...summary(t), columns: t.columns } : summary(t);
-  });
+  const markdown = ctx.store.markdown();
+  // The decks' text, counted as they are read: past the budget the Note answers no more than the error.
+  let chars = markdown.length;
+  const tabs: WholeNote["tabs"] = [];
+  for (const t of ctx.store.tabs()) {
+    if (t.type !== "slides") {
+      tabs.push(t.type === "sheet" ? { ...summary(t), columns: t.columns } : summary(t));
+      continue;
+    }
+    const slides = ctx.store.slides.all(t.id);
+    for (const slide of slides) chars += slide.title.length + slide.body.length + slide.notes.length;
+    if (chars > LIMITS.wholeNoteChars) {
+      return fail(limitExceeded("whole_note_chars", LIMITS.wholeNoteChars, `This Note's decks and Markdown are too long to answer in one read; read each tab a page at a time with read_note_tab`));
+    }
+    tabs.push({ ...summary(t), slides: numbered(slides) });
+  }
   return ok({
     note_id: ctx.id,
     title: meta.title,
     approved: meta.approved,
     version: meta.version,
     members: ctx.store.members(),
-    markdown: ctx.store.markdown(),
+    markdown,
     tabs,
     source_count: meta.source_count,
     file_count: meta.file_count,

@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { LIMITS } from "../../src/note/limits.js";
 import { dumpDatabase } from "../support/dump.js";
 import { api, fetchWorker, newNote, signInEveryone, TOKENS, type ApiAnswer } from "../support/workers.js";
 
@@ -418,5 +419,24 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     const raw = await fetchWorker(`/api/v1/notes/${s.noteId}/tabs/${s.tab}/slides/${s.ids[0]}`, { method: "PUT", headers: { Authorization: `Bearer ${TOKENS.app}` } });
     expect(raw.status).toBe(405);
     expect(raw.headers.get("Allow")).toBe("PATCH, DELETE");
+  });
+});
+
+describe("a whole Note too long for one answer", () => {
+  it("GET /notes/:id answers 422 limit_exceeded naming whole_note_chars (not a 500), and the decks still page", async () => {
+    const { noteId, tab } = await deck(0);
+    const long = (n: number) => ({ title: `S${n}`, body: "中".repeat(LIMITS.slideBodyLength), notes: "n".repeat(LIMITS.slideNotesLength) });
+    // Twenty a call, each slide about 20,000 characters: 200 slides pass the whole Note's 4,000,000.
+    for (let from = 0; from < 200; from += 20) {
+      const added = await api("POST", `/notes/${noteId}/tabs/${tab}/slides`, { slides: Array.from({ length: 20 }, (_, i) => long(from + i)) });
+      expect(added.status).toBe(201);
+    }
+    const whole = await api("GET", `/notes/${noteId}`);
+    expect(whole.status).toBe(422);
+    expect(whole.body.error).toMatchObject({ code: "limit_exceeded", limit: "whole_note_chars", max: LIMITS.wholeNoteChars });
+    expect(whole.body.error.message).toContain("GET /api/v1/notes/{note_id}/tabs/{tab_id}");
+    const page = await api("GET", `/notes/${noteId}/tabs/${tab}`);
+    expect(page.status).toBe(200);
+    expect(page.body.slides.length).toBeGreaterThan(0);
   });
 });
