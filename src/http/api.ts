@@ -153,10 +153,13 @@ const TOOL_ROUTES: Readonly<Record<string, string>> = {
   list_notes: "GET /api/v1/notes",
   list_note_tabs: "GET /api/v1/notes/{note_id}",
   read_note_tab: "GET /api/v1/notes/{note_id}/tabs/{tab_id}",
+  list_note_attachments: "GET /api/v1/notes/{note_id}/attachments",
 };
 
 function inApiTerms(message: string): string {
-  return message.replace(/\b(list_notes|list_note_tabs|read_note_tab)\b/g, (tool) => TOOL_ROUTES[tool] as string);
+  return message
+    .replace(/\b(list_notes|list_note_tabs|read_note_tab|list_note_attachments)\b/g, (tool) => TOOL_ROUTES[tool] as string)
+    .replace(/\b[a-z]+_[a-z_]+ edits a (slides|sheet) tab\b/g, "this route edits a $1 tab");
 }
 
 /**

@@ -14,7 +14,7 @@ import type { NoteMeta, NoteStore, TabRow } from "./store.js";
 import { DEFAULT_LABELS, FIXED_TABS, isTabType, newTabId, type AddableTabType } from "./tab-id.js";
 
 const ID_HINT =
-  'Tab IDs look like "slides-9-mh8z1k2a" (or "markdown", "files", "sources" for the fixed tabs); call list_note_tabs and pass the id of the tab you mean.';
+  'Tab IDs look like "slides-9-mh8z1k2a" or "sheet-4-mh8z1k2a" (or "markdown", "files", "sources" for the fixed tabs); call list_note_tabs and pass the id of the tab you mean.';
 
 /** The tab with exactly this ID. Never a type, never a label. */
 export function findTab(store: NoteStore, tabId: string): Result<TabRow> {

@@ -377,6 +377,8 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     const onSheet = `/notes/${r.noteId}/tabs/${r.tab}`;
     const wrongType = await refused(r.noteId, "POST", `${onSheet}/slides`, { slides: [{ title: "x" }] });
     expect(wrongType).toMatchObject({ status: 422, body: { error: { code: "wrong_tab_type", tab_id: r.tab, expected: ["slides"] } } });
+    // The person's routes, not the Note's operation names.
+    expect(wrongType.body.error.message).toBe(`Tab "${r.tab}" is a sheet tab; this route edits a slides tab.`);
     const onDeck = await refused(s.noteId, "PATCH", `/notes/${s.noteId}/tabs/${s.tab}/rows/${r.ids[0]}`, { cells: { n: 1 } });
     expect(onDeck).toMatchObject({ status: 422, body: { error: { code: "wrong_tab_type", tab_id: s.tab, expected: ["sheet"] } } });
     const noTab = await refused(s.noteId, "DELETE", `/notes/${s.noteId}/tabs/slides-99-x/slides/${s.ids[0]}`);
