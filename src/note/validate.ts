@@ -16,6 +16,9 @@ const LINE_BREAK = /[\r\n\u2028\u2029]/;
 
 export const SLIDE_FIELDS = ["title", "body", "notes"] as const;
 
+/** Characters that change nothing a person sees in a name, or the order it shows in: zero-width spaces and joiners' kin, marks of direction. */
+const HIDDEN_IN_NAME = /[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
 interface TextRules {
   required?: boolean;
   nonBlank?: boolean;
@@ -141,6 +144,9 @@ export class Checks {
       this.text(`${path}[${i}]`, name, LIMITS.columnNameLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
       // A row's cells are an object keyed by column name: JSON objects cannot keep this one.
       if (name === "__proto__") this.add(`${path}[${i}]`, 'cannot be "__proto__"');
+      // A cell names its column by exact text: two names that look alike would let a model write into the wrong one.
+      else if (typeof name === "string" && name.normalize("NFC") !== name) this.add(`${path}[${i}]`, `must be in Unicode NFC form (${JSON.stringify(name.normalize("NFC"))})`);
+      else if (typeof name === "string" && HIDDEN_IN_NAME.test(name)) this.add(`${path}[${i}]`, "must not contain zero-width or text-direction characters");
       if (seen.has(name)) this.add(`${path}[${i}]`, `${JSON.stringify(name)} is given twice`);
       seen.add(name);
     });

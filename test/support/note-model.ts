@@ -1326,7 +1326,14 @@ function newColumns(value: unknown, existing: readonly string[]): SizeCheck {
   if (!Array.isArray(value) || value.length < 1) return "invalid";
   if (value.length > LIMIT.columns) return { limit: "columns_per_sheet" };
   const names = value as unknown[];
-  const wellFormed = names.every((name) => oneLine(name, LIMIT.columnName) && (name as string).trim() === name && name !== "__proto__");
+  const wellFormed = names.every(
+    (name) =>
+      oneLine(name, LIMIT.columnName) &&
+      (name as string).trim() === name &&
+      name !== "__proto__" &&
+      (name as string).normalize("NFC") === name &&
+      !/[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/.test(name as string),
+  );
   return wellFormed && new Set(names).size === names.length && names.every((name) => !existing.includes(name as string)) ? "ok" : "invalid";
 }
 

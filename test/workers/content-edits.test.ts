@@ -843,3 +843,22 @@ describe("review findings", () => {
     expect(await versionOf(sheet.noteId)).toBe(sheet.version);
   });
 });
+
+describe("column names a model can copy exactly", () => {
+  it("refuses a name not in NFC form or holding zero-width or direction marks, naming each; accepts NFC, emoji sequences and other scripts", async () => {
+    const { noteId, tabId, version } = await newSheet(["A"]);
+    const error = await refused(noteId, "edit_note_tab", {
+      ...write(noteId, version, "odd"),
+      tab_id: tabId,
+      operation: "columns_add",
+      columns: ["e\u0301", "a\u200bb", "\u202eevil", "ok"],
+    });
+    expect(error.issues).toEqual([
+      { path: "columns[0]", problem: 'must be in Unicode NFC form ("\u00e9")' },
+      { path: "columns[1]", problem: "must not contain zero-width or text-direction characters" },
+      { path: "columns[2]", problem: "must not contain zero-width or text-direction characters" },
+    ]);
+    const added = await ok("edit_note_tab", { ...write(noteId, version, "fine"), tab_id: tabId, operation: "columns_add", columns: ["\u00e9", "\u{1F469}\u200d\u{1F4BB}", "שם", "名前"] });
+    expect(added.columns).toEqual(["A", "\u00e9", "\u{1F469}\u200d\u{1F4BB}", "שם", "名前"]);
+  });
+});
