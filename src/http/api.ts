@@ -8,7 +8,7 @@ import { Hono, type Context } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
 import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
-import { cell, noteId as noteIdSchema } from "../mcp/schemas.js";
+import { cell, cellsOf, noteId as noteIdSchema } from "../mcp/schemas.js";
 import { parseArguments } from "../mcp/server.js";
 import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
@@ -72,9 +72,9 @@ const bodies = {
     .refine((d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined), "give title, body or notes (to change the slide), or after_id (to move it): one of the two"),
   itemChange: z.strictObject({ expected_version }),
   columns: z.strictObject({ columns: z.array(z.string().min(1).max(LIMITS.columnNameLength)).min(1), expected_version }),
-  rows: z.strictObject({ rows: z.array(z.record(z.string(), cell)).min(1), expected_version }),
+  rows: z.strictObject({ rows: z.array(cellsOf(cell)).min(1), expected_version }),
   patchRow: z
-    .strictObject({ cells: z.record(z.string(), cell.nullable()).optional(), after_id: itemId.nullable().optional(), expected_version })
+    .strictObject({ cells: cellsOf(cell.nullable()).optional(), after_id: itemId.nullable().optional(), expected_version })
     .refine((d) => (d.after_id === undefined) !== (d.cells === undefined), "give cells (to change the row), or after_id (to move it): one of the two"),
   markdown: z.strictObject({ text: z.string().max(LIMITS.markdownLength), expected_version }),
   // File metadata only: content and links are refused as unexpected fields.

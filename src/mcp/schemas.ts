@@ -61,10 +61,19 @@ const columnName = text().min(1).max(LIMITS.columnNameLength);
 // Without a message of its own a union answers "Invalid input", which tells a model nothing to fix.
 export const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
 /** Cells by column name; a name no column can have is refused as the Note words it. */
-const cellsOf = <T extends z.ZodType>(value: T) =>
-  z.record(z.string().max(LIMITS.columnNameLength), value, {
-    error: (issue) => (issue.code === "invalid_key" ? `is no column name (at most ${LIMITS.columnNameLength} characters)` : undefined),
-  });
+export const cellsOf = <T extends z.ZodType>(value: T) =>
+  // A closed object refuses an own "__proto__" key (JSON can carry one) as unexpected; a map would drop it silently.
+  z.preprocess(
+    (given, ctx) => {
+      if (typeof given === "object" && given !== null && Object.hasOwn(given, "__proto__")) {
+        ctx.addIssue({ code: "custom", message: 'nothing can be named "__proto__"', path: ["__proto__"], input: given });
+      }
+      return given;
+    },
+    z.record(z.string().max(LIMITS.columnNameLength), value, {
+      error: (issue) => (issue.code === "invalid_key" ? `is no column name (at most ${LIMITS.columnNameLength} characters)` : undefined),
+    }),
+  );
 /** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
 const row = cellsOf(cell);
 const newRows = z.array(row).min(1);

@@ -213,21 +213,9 @@ async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallH
 export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): Result<z.output<T>> {
   // The input in each issue tells "required" (nothing given) from a value of the wrong type.
   const parsed = schema.safeParse(value, { reportInput: true });
-  if (parsed.success) {
-    // A closed object refuses it as unexpected; a map (a row's cells) would drop it silently.
-    const proto = protoKeys(value, []);
-    if (proto.length > 0) return { ok: false, error: invalidArguments(proto.map((path) => ({ path, problem: 'nothing can be named "__proto__"' }))) };
-    return { ok: true, value: parsed.data };
-  }
+  if (parsed.success) return { ok: true, value: parsed.data };
   // invalidArguments lists the first 50 problems and counts the rest.
   return { ok: false, error: invalidArguments(telling(parsed.error.issues).flatMap(toIssues)) };
-}
-
-/** The path of every own `__proto__` key in a JSON value: JSON can carry one, but a parsed object does not keep it. */
-function protoKeys(value: unknown, path: PropertyKey[]): string[] {
-  if (typeof value !== "object" || value === null) return [];
-  const entries = Array.isArray(value) ? value.map((item, i) => [i, item] as const) : Object.keys(value).map((key) => [key, (value as Record<string, unknown>)[key]] as const);
-  return entries.flatMap(([key, item]) => (key === "__proto__" ? [formatPath([...path, key])] : protoKeys(item, [...path, key])));
 }
 
 /**

@@ -301,9 +301,13 @@ class MemorySequence<T extends { id: string }> implements Sequence<T> {
   }
   insert(tabId: string, items: readonly Keyed<T>[]): void {
     const list = this.#list(tabId);
+    // As the table's primary key and unique index refuse them, within the batch too.
+    const keys = new Set(list.map((it) => it.key));
+    const ids = new Set<string>();
     for (const item of items) {
-      // As the table's primary key and unique index refuse them.
-      if (list.some((it) => it.key === item.key) || this.find(item.id) !== null) throw new Error(`item ${item.id} or key ${item.key} exists`);
+      if (keys.has(item.key) || ids.has(item.id) || this.find(item.id) !== null) throw new Error(`item ${item.id} or key ${item.key} exists`);
+      keys.add(item.key);
+      ids.add(item.id);
     }
     this.#write(tabId, [...list, ...items.map(copyItem)]);
   }

@@ -38,7 +38,7 @@ export function unknownColumns(path: string, rows: readonly Readonly<Record<stri
 
 /** The cells in the Sheet's column order, as stored and answered. */
 function inColumnOrder(cells: Readonly<Record<string, string | number | null>>, columns: readonly string[]): Cells {
-  // fromEntries, not assignment: a column named "__proto__" stays a cell.
+  // fromEntries, not assignment: every name is a data property (no name is "__proto__", but nothing here relies on it).
   return Object.fromEntries(columns.flatMap((name) => (Object.hasOwn(cells, name) && cells[name] !== null ? [[name, cells[name] as string | number]] : [])));
 }
 

@@ -52,9 +52,7 @@ export const SLIDE_EDITS = {
     fields: ["slide_id", ...SLIDE_FIELDS],
     validate: (i, checks) => {
       checks.itemId("slide_id", i.slide_id);
-      checks.text("title", i.title, LIMITS.slideTitleLength, { nonBlank: true });
-      checks.text("body", i.body, LIMITS.slideBodyLength);
-      checks.text("notes", i.notes, LIMITS.slideNotesLength);
+      checks.slide(i, "", false);
       if (SLIDE_FIELDS.every((field) => i[field] === undefined)) checks.add("title", "give at least one of title, body or notes to change");
     },
     apply: (ctx, meta, tab, i) => {

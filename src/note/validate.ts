@@ -112,9 +112,12 @@ export class Checks {
     });
   }
 
-  /** A slide's fields, named `${prefix}title` and so on: "slides[2]." in a list, "" for a call's own fields. */
-  slide(slide: Readonly<Record<string, unknown>>, prefix = ""): void {
-    this.text(`${prefix}title`, slide.title, LIMITS.slideTitleLength, { required: true, nonBlank: true });
+  /**
+   * A slide's fields, named `${prefix}title` and so on: "slides[2]." in a list,
+   * "" for a call's own fields. An update (`titleRequired` false) keeps the title it leaves out.
+   */
+  slide(slide: Readonly<Record<string, unknown>>, prefix = "", titleRequired = true): void {
+    this.text(`${prefix}title`, slide.title, LIMITS.slideTitleLength, { required: titleRequired, nonBlank: true });
     this.text(`${prefix}body`, slide.body, LIMITS.slideBodyLength);
     this.text(`${prefix}notes`, slide.notes, LIMITS.slideNotesLength);
   }
