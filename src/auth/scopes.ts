@@ -17,6 +17,8 @@ export interface Principal {
   scopes: readonly string[];
   /** The OAuth client the token was issued to. */
   client?: string | undefined;
+  /** That client's registered name, as the grant recorded it (null: none, or a token from before names were kept). */
+  clientName?: string | null | undefined;
 }
 
 /** Scopes a scope implies: write includes read (MCP asks servers to honour such hierarchies). */

@@ -100,6 +100,10 @@ const queries = {
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.rowsPageSize)).optional(),
     cursor: z.string().min(1).max(ITEMS_CURSOR_LENGTH).optional(),
   }),
+  changes: z.strictObject({
+    since_version: wholeNumber.pipe(z.int().min(0)),
+    limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
+  }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -154,11 +158,12 @@ const TOOL_ROUTES: Readonly<Record<string, string>> = {
   list_note_tabs: "GET /api/v1/notes/{note_id}",
   read_note_tab: "GET /api/v1/notes/{note_id}/tabs/{tab_id}",
   list_note_attachments: "GET /api/v1/notes/{note_id}/attachments",
+  list_note_changes: "GET /api/v1/notes/{note_id}/changes",
 };
 
 function inApiTerms(message: string): string {
   return message
-    .replace(/\b(list_notes|list_note_tabs|read_note_tab|list_note_attachments)\b/g, (tool) => TOOL_ROUTES[tool] as string)
+    .replace(/\b(list_notes|list_note_tabs|read_note_tab|list_note_attachments|list_note_changes)\b/g, (tool) => TOOL_ROUTES[tool] as string)
     .replace(/\b[a-z]+_[a-z_]+ edits a (slides|sheet) tab\b/g, "this route edits a $1 tab");
 }
 
@@ -239,6 +244,12 @@ api.get("/notes/:id/attachments", (c) => run(c, c.req.param("id"), "list_attachm
 api.put("/notes/:id/approval", async (c) => run(c, c.req.param("id"), "set_approval", bodies.approval, await argumentsOf(c)));
 
 api.post("/notes/:id/members", async (c) => run(c, c.req.param("id"), "add_member", bodies.member, await argumentsOf(c)));
+
+api.delete("/notes/:id/members/:user", async (c) =>
+  run(c, c.req.param("id"), "remove_member", bodies.itemChange, await argumentsOf(c), (d) => ({ ...d, user: c.req.param("user") })),
+);
+
+api.get("/notes/:id/changes", (c) => run(c, c.req.param("id"), "list_changes", queries.changes, queryOf(c)));
 
 api.post("/notes/:id/tabs", async (c) => run(c, c.req.param("id"), "add_tab", bodies.addTab, await argumentsOf(c), undefined, 201));
 

@@ -155,6 +155,16 @@ export const inputs = {
     limit: z.int().min(1).max(LIMITS.pageSize).optional().describe(`Items per page, 1 to ${LIMITS.pageSize} (default ${LIMITS.pageSize}).`),
     cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page, exactly as returned."),
   }),
+  list_note_changes: z.strictObject({
+    note_id: noteId,
+    since_version: z.int().min(0).describe("The changes after this version: the version you last saw (0 for the whole log)."),
+    limit: z
+      .int()
+      .min(1)
+      .max(LIMITS.changesPageSize)
+      .optional()
+      .describe(`Changes per page, 1 to ${LIMITS.changesPageSize} (default ${LIMITS.changesPageDefault}).`),
+  }),
 } as const;
 
 const tabType = z.enum(["markdown", "files", "sources", "slides", "sheet"]);
@@ -170,6 +180,23 @@ const tabSummary = z.object({
 });
 
 const cells = z.record(z.string(), z.union([z.string(), z.number()]));
+
+const changeEntry = z.object({
+  version: z.int(),
+  at: z.string(),
+  actor: z.union([
+    z.object({ kind: z.literal("person"), user: z.string() }),
+    z.object({ kind: z.literal("agent"), user: z.string(), client_id: z.string(), client_name: z.string().nullable() }),
+  ]),
+  operation: z.string(),
+  ids_omitted: z.int().optional(),
+  tab_id: z.string().optional(),
+  slide_ids: z.array(z.string()).optional(),
+  row_ids: z.array(z.string()).optional(),
+  source_id: z.string().optional(),
+  file_id: z.string().optional(),
+  member: z.string().optional(),
+});
 
 const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
 
@@ -229,6 +256,13 @@ export const outputs = {
     ]),
     next_cursor: z.string().nullable(),
   }),
+  list_note_changes: z.object({
+    note_id: z.string(),
+    version: z.int(),
+    oldest_version: z.int().nullable(),
+    changes: z.array(changeEntry),
+    next_since_version: z.int().nullable(),
+  }),
 } as const;
 
 export type ToolName = keyof typeof inputs;
@@ -249,6 +283,7 @@ interface ToolOutputs {
   edit_note_tab: Output<"edit_tab">;
   add_note_source: Output<"add_source">;
   list_note_attachments: Output<"list_attachments">;
+  list_note_changes: Output<"list_changes">;
 }
 
 /** True when A and B are the same type (not merely assignable either way). */
@@ -283,4 +318,5 @@ type Simplify<T> = { [K in keyof T]: T[K] };
   edit_note_tab: true,
   add_note_source: true,
   list_note_attachments: true,
+  list_note_changes: true,
 }) satisfies { [K in ToolName]: Same<z.output<(typeof outputs)[K]>, Flat<ToolOutputs[K]>> };

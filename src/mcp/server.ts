@@ -170,6 +170,7 @@ function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
 function onNote(gateway: NoteGateway, principal: Principal, command: CommandName, args: unknown): Promise<Result<unknown>> {
   const { note_id, ...input } = args as { note_id: string } & Record<string, unknown>;
   const caller: Caller = { user: principal.user, channel: "connector" };
+  if (principal.client !== undefined) caller.client = { id: principal.client, name: principal.clientName ?? null };
   return gateway.execute(note_id, caller, command, input as never);
 }
 

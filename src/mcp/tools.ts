@@ -5,6 +5,7 @@
  * an intent, versions from a fresh list).
  */
 import { SCOPES } from "../auth/scopes.js";
+import { CHANGES_KEPT } from "../note/changes.js";
 import { LIMITS } from "../note/limits.js";
 import type { CommandName } from "../note/commands.js";
 import type { ToolName } from "./schemas.js";
@@ -110,6 +111,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     scopes: READ,
     readOnly: true,
     command: "list_attachments",
+  },
+  {
+    name: "list_note_changes",
+    title: "List a Note's changes",
+    description:
+      "Lists the Note's committed changes after since_version, oldest first: each with its version, time, who made it " +
+      "(the person, or an agent by its client's name), the operation, and the exact IDs it touched (tab, slides, rows, source). " +
+      "Use it to see whether anyone touched your tab since the version you hold. " +
+      `Up to ${LIMITS.changesPageSize} per call (default ${LIMITS.changesPageDefault}); pass next_since_version back as since_version until it is null. ` +
+      `The log keeps the latest ${CHANGES_KEPT} changes: oldest_version is the first it still holds.`,
+    scopes: READ,
+    readOnly: true,
+    command: "list_changes",
   },
 ];
 

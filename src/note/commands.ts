@@ -3,6 +3,7 @@
  * operations are the MCP tools (SPEC §2); the app's are the person's API
  * (SPEC §7). One map types both ends of the Durable Object's RPC.
  */
+import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Cells } from "./store.js";
 import type { AddableTabType, TabType } from "./tab-id.js";
@@ -12,6 +13,8 @@ export interface Caller {
   user: string;
   /** `connector` is an AI agent through MCP: it also needs the Note approved. */
   channel: "connector" | "app";
+  /** A connector's OAuth client, by ID and registered name: who the change log says wrote. */
+  client?: { id: string; name: string | null } | undefined;
 }
 
 export interface SlideInput {
@@ -195,6 +198,18 @@ export interface Changed {
   row_ids?: string[];
 }
 
+/** A page of the change log, oldest first. */
+export interface ChangePage {
+  note_id: string;
+  /** The Note's version now. */
+  version: number;
+  /** The oldest version the log still holds (null before its first entry): since_version below it means some are gone. */
+  oldest_version: number | null;
+  changes: ChangeEntry[];
+  /** Pass it back as since_version for the next page; null on the last. */
+  next_since_version: number | null;
+}
+
 export interface Commands {
   // The agent's tools.
   list_tabs: { input: Record<string, never>; output: TabList };
@@ -221,12 +236,14 @@ export interface Commands {
     input: { kind: AttachmentKind; limit?: number | undefined; cursor?: string | undefined };
     output: AttachmentPage;
   };
+  list_changes: { input: { since_version: number; limit?: number | undefined }; output: ChangePage };
 
   // The person's app.
   create_note: { input: { title: string; markdown?: string | undefined }; output: NoteSummary };
   read_note: { input: Record<string, never>; output: WholeNote };
   set_approval: { input: { approved: boolean; expected_version?: number | undefined }; output: Changed };
   add_member: { input: { user: string; expected_version?: number | undefined }; output: Changed };
+  remove_member: { input: { user: string; expected_version?: number | undefined }; output: Changed };
   rename_note: { input: { title: string; expected_version?: number | undefined }; output: Changed };
   delete_note: { input: { expected_version?: number | undefined }; output: Changed };
   add_tab: {
@@ -254,4 +271,4 @@ export type Output<K extends CommandName> = Commands[K]["output"];
 export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source"] as const;
 export type KeyedCommand = (typeof KEYED_COMMANDS)[number];
 /** What an agent may do through a connector: the MCP tools' operations, nothing of the person's. */
-export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", ...KEYED_COMMANDS]);
+export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", ...KEYED_COMMANDS]);

@@ -3,6 +3,8 @@
  * `message` a model can act on, and the details it needs to retry correctly.
  * The MCP layer and the HTTP layer each map this union exhaustively.
  */
+import type { ChangeEntry } from "./changes.js";
+
 /** One problem with the arguments: where, and what is wrong. */
 export interface Issue {
   path: string;
@@ -24,7 +26,16 @@ export type NoteError =
   | { code: "note_not_found"; message: string; note_id: string }
   | { code: "note_not_approved"; message: string; note_id: string }
   | { code: "note_exists"; message: string; note_id: string }
-  | { code: "version_conflict"; message: string; expected_version: number; current_version: number }
+  | {
+      code: "version_conflict";
+      message: string;
+      expected_version: number;
+      current_version: number;
+      /** The changes after expected_version, oldest first, at most CONFLICT_CHANGES (changes.ts). */
+      changes: ChangeEntry[];
+      /** Whether `changes` is every change since: false when some were left out or pruned (list_note_changes pages them). */
+      changes_complete: boolean;
+    }
   | { code: "tab_not_found"; message: string; tab_id: string; hint: string }
   | { code: "wrong_tab_type"; message: string; tab_id: string; tab_type: string; expected: string[] }
   | { code: "slide_not_found"; message: string; tab_id: string; slide_id: string; hint: string }

@@ -8,6 +8,7 @@
 import { openNote } from "./access.js";
 import type { Caller, KeyedCommand, Output } from "./commands.js";
 import type { NoteContext } from "./context.js";
+import { operationOf, touchedBy } from "./changes.js";
 import { fingerprint, replay } from "./idempotency.js";
 import { ok, type Result } from "./result.js";
 import type { NoteMeta } from "./store.js";
@@ -82,14 +83,14 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
 
   if (ctx.counterfactual.versionBeforeKey === true) {
     // Only the simulations run this order, to count the duplicates it causes.
-    const conflict = checkVersion(args.expected_version, meta.version);
+    const conflict = checkVersion(ctx, args.expected_version, meta.version);
     if (conflict !== null) return conflict;
   }
   const print = fingerprint(given.value, write.fields, write.laterFields);
   const first = replay(ctx.store, tool, args.idempotency_key, print);
   // The record holds this tool's own first result.
   if (first !== null) return first as Result<Output<K>>;
-  const conflict = checkVersion(args.expected_version, meta.version);
+  const conflict = checkVersion(ctx, args.expected_version, meta.version);
   if (conflict !== null) return conflict;
 
   const applied = write.apply(ctx, meta, prepared.value, nextVersion(meta));
@@ -100,7 +101,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
     return ok(applied.value.answer);
   }
   const { result } = applied.value;
-  commitVersion(ctx.store, applied.value.meta);
+  commitVersion(ctx, applied.value.meta, { caller, operation: operationOf(tool, given.value), touched: touchedBy(result) });
   record(result);
   return ok(result);
 }

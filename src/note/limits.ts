@@ -31,6 +31,9 @@ export const LIMITS = {
   /** Rows per page of read_note_tab on a Sheet (and its default, 100). */
   rowsPageSize: 500,
   rowsPageDefault: 100,
+  /** Entries per page of list_note_changes (and its default, 50). */
+  changesPageSize: 200,
+  changesPageDefault: 50,
   /**
    * A page of slides or rows stops early (never before its first item) once
    * their text passes this many characters, so one answer, which carries the

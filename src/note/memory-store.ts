@@ -6,6 +6,7 @@
  * read hands out a copy, as SQLite's rows are, and text orders as SQLite's
  * BINARY collation does (by code point).
  */
+import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import { byCodePoint } from "./unicode.js";
@@ -26,6 +27,9 @@ export class MemoryNoteStore implements NoteStore {
   readonly #outbox = new Map<number, OwedEntry>();
   #outboxSeq = 0;
   #queued = false;
+  /** The change log by version. */
+  readonly #changes = new Map<number, ChangeEntry>();
+  #committed: ChangeEntry[] = [];
   /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
 
@@ -39,6 +43,7 @@ export class MemoryNoteStore implements NoteStore {
     if (this.#undo !== null) throw new Error("nested transaction: one operation runs in one transaction, opened by Note.execute");
     const undo: (() => void)[] = [];
     const queued = this.#queued;
+    const committed = this.#committed.length;
     this.#undo = undo;
     let result: Result<T> | undefined;
     try {
@@ -49,6 +54,7 @@ export class MemoryNoteStore implements NoteStore {
       if (result === undefined || !result.ok) {
         for (const step of undo.reverse()) step();
         this.#queued = queued;
+        this.#committed.length = committed;
       }
     }
   }
@@ -81,6 +87,11 @@ export class MemoryNoteStore implements NoteStore {
     if (this.#members.has(user)) return;
     this.#saveEntry(this.#members, user);
     this.#members.set(user, role);
+  }
+  removeMember(user: string): void {
+    if (!this.#members.has(user)) return;
+    this.#saveEntry(this.#members, user);
+    this.#members.delete(user);
   }
   members(): string[] {
     return [...this.#members.keys()].sort(byCodePoint);
@@ -174,6 +185,36 @@ export class MemoryNoteStore implements NoteStore {
     return rows.slice(after, after + limit).map((row) => ({ ...row })) as SourceRow[] | FileRow[];
   }
 
+  recordChange(entry: ChangeEntry): void {
+    if (this.#changes.has(entry.version)) throw new Error(`UNIQUE constraint failed: changes.version (${entry.version})`);
+    this.#saveEntry(this.#changes, entry.version);
+    // Kept as SQLite keeps it, a copy: every read hands out new objects.
+    this.#changes.set(entry.version, structuredClone(entry));
+    this.#committed.push(structuredClone(entry));
+  }
+  dropChange(version: number): void {
+    if (!this.#changes.has(version)) return;
+    this.#saveEntry(this.#changes, version);
+    this.#changes.delete(version);
+  }
+  changesSince(version: number, limit: number): ChangeEntry[] {
+    return [...this.#changes.values()]
+      .filter((entry) => entry.version > version)
+      .sort((a, b) => a.version - b.version)
+      .slice(0, limit)
+      .map((entry) => structuredClone(entry));
+  }
+  oldestChange(): number | null {
+    let oldest: number | null = null;
+    for (const version of this.#changes.keys()) if (oldest === null || version < oldest) oldest = version;
+    return oldest;
+  }
+  takeCommittedChanges(): ChangeEntry[] {
+    const taken = this.#committed;
+    this.#committed = [];
+    return taken;
+  }
+
   queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
     const seq = this.#outboxSeq + 1;
     this.#onUndo(() => {
@@ -227,6 +268,7 @@ export class MemoryNoteStore implements NoteStore {
         .sort((a, b) => byCodePoint(a.key, b.key))
         .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
       sources: this.#sources.map((r) => ({ seq: r.seq, title: r.title, url: r.url, normalized_url: r.normalized_url, description: r.description, added_at: r.added_at })),
+      changes: [...this.#changes.values()].sort((a, b) => a.version - b.version).map((entry) => ({ version: entry.version, entry: JSON.stringify(entry) })),
       files: this.#files.map((r) => ({ seq: r.seq, name: r.name, media_type: r.media_type, size_bytes: r.size_bytes, added_at: r.added_at })),
       outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
       sheet_rows: this.rows.rows().map(({ tab_id, item: r }) => ({ tab_id, idx: r.key, id: r.id, cells: JSON.stringify(r.cells) })),

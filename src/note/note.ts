@@ -7,11 +7,12 @@
  */
 import { mayRun } from "./access.js";
 import { ADD_FILE, listAttachments } from "./attachments.js";
+import { listChanges } from "./changes.js";
 import type { Caller, CommandName, Input, Output } from "./commands.js";
 import type { Counterfactual, NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { keyedWrite } from "./keyed-write.js";
-import { ADD_MEMBER, createNote, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
+import { ADD_MEMBER, createNote, REMOVE_MEMBER, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
 import { personChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { SET_SLIDES } from "./slides.js";
@@ -44,21 +45,23 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   edit_tab: (ctx, caller, input) => keyedWrite(EDIT_TAB, ctx, caller, input),
   add_source: (ctx, caller, input) => keyedWrite(ADD_SOURCE, ctx, caller, input),
   list_attachments: listAttachments,
+  list_changes: listChanges,
   // The person's app.
   create_note: createNote,
   read_note: readNote,
-  set_approval: (ctx, caller, input) => personChange(SET_APPROVAL, ctx, caller, input),
-  add_member: (ctx, caller, input) => personChange(ADD_MEMBER, ctx, caller, input),
-  rename_note: (ctx, caller, input) => personChange(RENAME_NOTE, ctx, caller, input),
-  delete_note: (ctx, caller, input) => personChange(DELETE_NOTE, ctx, caller, input),
-  add_tab: (ctx, caller, input) => personChange(ADD_TAB, ctx, caller, input),
-  rename_tab: (ctx, caller, input) => personChange(RENAME_TAB, ctx, caller, input),
-  move_tab: (ctx, caller, input) => personChange(MOVE_TAB, ctx, caller, input),
-  delete_tab: (ctx, caller, input) => personChange(DELETE_TAB, ctx, caller, input),
-  set_slides: (ctx, caller, input) => personChange(SET_SLIDES, ctx, caller, input),
-  change_tab: (ctx, caller, input) => personChange(CHANGE_TAB, ctx, caller, input),
-  set_markdown: (ctx, caller, input) => personChange(SET_MARKDOWN, ctx, caller, input),
-  add_file: (ctx, caller, input) => personChange(ADD_FILE, ctx, caller, input),
+  set_approval: (ctx, caller, input) => personChange("set_approval", SET_APPROVAL, ctx, caller, input),
+  add_member: (ctx, caller, input) => personChange("add_member", ADD_MEMBER, ctx, caller, input),
+  remove_member: (ctx, caller, input) => personChange("remove_member", REMOVE_MEMBER, ctx, caller, input),
+  rename_note: (ctx, caller, input) => personChange("rename_note", RENAME_NOTE, ctx, caller, input),
+  delete_note: (ctx, caller, input) => personChange("delete_note", DELETE_NOTE, ctx, caller, input),
+  add_tab: (ctx, caller, input) => personChange("add_tab", ADD_TAB, ctx, caller, input),
+  rename_tab: (ctx, caller, input) => personChange("rename_tab", RENAME_TAB, ctx, caller, input),
+  move_tab: (ctx, caller, input) => personChange("move_tab", MOVE_TAB, ctx, caller, input),
+  delete_tab: (ctx, caller, input) => personChange("delete_tab", DELETE_TAB, ctx, caller, input),
+  set_slides: (ctx, caller, input) => personChange("set_slides", SET_SLIDES, ctx, caller, input),
+  change_tab: (ctx, caller, input) => personChange("change_tab", CHANGE_TAB, ctx, caller, input),
+  set_markdown: (ctx, caller, input) => personChange("set_markdown", SET_MARKDOWN, ctx, caller, input),
+  add_file: (ctx, caller, input) => personChange("add_file", ADD_FILE, ctx, caller, input),
 };
 
 export class Note {

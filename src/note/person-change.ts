@@ -4,7 +4,8 @@
  * version bump. A change that changes nothing commits nothing.
  */
 import { openNote } from "./access.js";
-import type { Caller, Changed } from "./commands.js";
+import { operationOf, touchedBy, type Touched } from "./changes.js";
+import type { Caller, Changed, CommandName } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
 import { ok, type Result } from "./result.js";
@@ -13,7 +14,7 @@ import { Checks, fields } from "./validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-export type PersonApplied = "unchanged" | ({ meta?: NoteMeta } & Omit<Partial<Changed>, "note_id" | "version">);
+export type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
@@ -27,7 +28,8 @@ export interface PersonChange<I> {
   readonly tellsMembers?: boolean;
 }
 
-export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+/** Runs the person's change `name` (the log's operation; change_tab logs its edit's own). */
+export function personChange<I>(name: CommandName, change: PersonChange<I>, ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
@@ -42,15 +44,15 @@ export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, calle
   const meta = opened.value;
   const expected = given.value.expected_version;
   if (typeof expected === "number") {
-    const conflict = checkVersion(expected, meta.version);
+    const conflict = checkVersion(ctx, expected, meta.version);
     if (conflict !== null) return conflict;
   }
 
   const applied = change.apply(ctx, meta, given.value as I);
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
-  const { meta: changed = meta, ...details } = applied.value;
-  const version = commitVersion(ctx.store, changed);
+  const { meta: changed = meta, touched, ...details } = applied.value;
+  const version = commitVersion(ctx, changed, { caller, operation: operationOf(name, given.value), touched: { ...touchedBy(details), ...touched } });
   if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
   return ok({ note_id: ctx.id, version, ...details });
 }

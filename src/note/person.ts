@@ -6,15 +6,17 @@ import { openNote } from "./access.js";
 import type { Caller, Input, NoteSummary, WholeNote } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
-import { limitExceeded } from "./errors.js";
+import { logChange } from "./changes.js";
+import { invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import type { PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { numbered } from "./slides.js";
-import type { NoteMeta } from "./store.js";
+import type { DirectoryEntry, NoteMeta } from "./store.js";
 import { FIXED_TAB_LABELS, FIXED_TABS } from "./tab-id.js";
 import { summary } from "./tabs.js";
 import { Checks, fields, noFields } from "./validate.js";
+import { nextVersion } from "./version.js";
 
 export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSummary> {
   const given = fields(input);
@@ -53,6 +55,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   ctx.store.addMember(caller.user, "owner");
   FIXED_TABS.forEach((type, position) => ctx.store.insertTab({ id: type, type, label: FIXED_TAB_LABELS[type], position, slide_count: 0, row_count: 0, columns: [] }));
   if (args.markdown !== undefined) ctx.store.writeMarkdown(args.markdown);
+  logChange(ctx, caller, meta.version, "create_note", {});
   tellMembers(ctx.store, meta);
   return ok({ note_id: ctx.id, title: meta.title, approved: false, version: 1 });
 }
@@ -107,9 +110,29 @@ export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
   apply: (ctx, _meta, i) => {
     if (ctx.store.isMember(i.user)) return ok("unchanged");
     ctx.store.addMember(i.user, "editor");
-    return ok({});
+    return ok({ touched: { member: i.user } });
   },
   tellsMembers: true,
+};
+
+/**
+ * A member loses the Note: their directory drops it, and their open pages
+ * close (src/storage/note-object.ts). The last member cannot leave: nobody
+ * could use, approve or delete the Note after.
+ */
+export const REMOVE_MEMBER: PersonChange<Input<"remove_member">> = {
+  fields: ["user"],
+  validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
+  apply: (ctx, meta, i) => {
+    if (!ctx.store.isMember(i.user)) return ok("unchanged");
+    if (ctx.store.members().length === 1) {
+      return fail(invalidArguments([{ path: "user", problem: `${JSON.stringify(i.user)} is the Note's only member; add another before removing them, or delete the Note` }]));
+    }
+    ctx.store.removeMember(i.user);
+    const removal: DirectoryEntry = { note_id: meta.note_id, title: meta.title, approved: meta.approved, version: nextVersion(meta), removed: true };
+    ctx.store.queueDirectoryEntry(i.user, removal);
+    return ok({ touched: { member: i.user } });
+  },
 };
 
 /** The person renames the Note; the members' directories (list_notes) show the new title. */
@@ -142,6 +165,6 @@ export const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
   apply: (ctx, _meta, i) => {
     if (ctx.store.markdown() === i.text) return ok("unchanged");
     ctx.store.writeMarkdown(i.text);
-    return ok({});
+    return ok({ touched: { tab_id: "markdown" } });
   },
 };

@@ -5,6 +5,7 @@
  * synchronous, so a whole operation runs inside one transaction with nothing
  * awaited between its checks and its write.
  */
+import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import type { TabType } from "./tab-id.js";
@@ -154,6 +155,7 @@ export interface NoteStore {
 
   isMember(user: string): boolean;
   addMember(user: string, role: "owner" | "editor"): void;
+  removeMember(user: string): void;
   members(): string[];
 
   /** Every tab, in strip order (ties, which only damaged data has, by ID). */
@@ -187,6 +189,21 @@ export interface NoteStore {
   attachments(kind: "sources", after: number, limit: number): SourceRow[];
   attachments(kind: "files", after: number, limit: number): FileRow[];
   attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[];
+
+  /** Writes a committed change's entry in the log (changes.ts), inside its transaction. */
+  recordChange(entry: ChangeEntry): void;
+  /** Drops the log's entry of this version, if it has one. */
+  dropChange(version: number): void;
+  /** Up to `limit` entries with a version above `version`, oldest first. */
+  changesSince(version: number, limit: number): ChangeEntry[];
+  /** The oldest version the log holds, null when it holds none. */
+  oldestChange(): number | null;
+  /**
+   * The entries of the transactions that committed since the last call, in
+   * order, and forgets them: what the Note's object sends its open pages
+   * after each operation. A rolled-back entry never appears.
+   */
+  takeCommittedChanges(): ChangeEntry[];
 
   /** Queues an entry for a member's directory, delivered after the commit (the outbox). */
   queueDirectoryEntry(user: string, entry: DirectoryEntry): void;

@@ -3,11 +3,18 @@
  * by agent or person, bumps it by one, and a write that read an older version
  * is refused. It never proves the target: the tab ID does that.
  */
+import { changesSince, logChange, type Touched } from "./changes.js";
+import type { Caller } from "./commands.js";
+import type { NoteContext } from "./context.js";
 import { fail, type Result } from "./result.js";
-import type { NoteMeta, NoteStore } from "./store.js";
+import type { NoteMeta } from "./store.js";
 
-/** The one version check: a `version_conflict` naming both numbers, or null when the caller is current. */
-export function checkVersion(expected: number, current: number): Result<never> | null {
+/**
+ * The one version check: a `version_conflict` naming both numbers and the
+ * changes since the caller's version (so an agent can tell whether any
+ * touched its target without a second call), or null when the caller is current.
+ */
+export function checkVersion(ctx: NoteContext, expected: number, current: number): Result<never> | null {
   if (expected === current) return null;
   const what =
     expected < current
@@ -15,9 +22,13 @@ export function checkVersion(expected: number, current: number): Result<never> |
       : `Expected version ${expected} is ahead of the Note's current version ${current}: no Note has been there yet.`;
   return fail({
     code: "version_conflict",
-    message: `${what} Re-read it (list_note_tabs), check that your target is still the one you mean, and retry with the current version.`,
+    message:
+      expected < current
+        ? `${what} \`changes\` lists what changed since your version: if none touched your target, retry with the current version; otherwise re-read it (list_note_tabs, read_note_tab) first.`
+        : `${what} Re-read it (list_note_tabs) and retry with the current version.`,
     expected_version: expected,
     current_version: current,
+    ...(expected < current ? changesSince(ctx, expected, current) : { changes: [], changes_complete: true }),
   });
 }
 
@@ -26,9 +37,20 @@ export function nextVersion(meta: NoteMeta): number {
   return meta.version + 1;
 }
 
-/** Writes the Note's meta with its version bumped by one; returns the new version. */
-export function commitVersion(store: NoteStore, meta: NoteMeta): number {
+/** What a committed change tells the log: who, the operation, and what it touched. */
+export interface Commit {
+  caller: Caller;
+  operation: string;
+  touched: Touched;
+}
+
+/**
+ * Writes the Note's meta with its version bumped by one, and the change's
+ * entry in the log: the one place either happens. Returns the new version.
+ */
+export function commitVersion(ctx: NoteContext, meta: NoteMeta, commit: Commit): number {
   const version = nextVersion(meta);
-  store.writeMeta({ ...meta, version });
+  ctx.store.writeMeta({ ...meta, version });
+  logChange(ctx, commit.caller, version, commit.operation, commit.touched);
   return version;
 }

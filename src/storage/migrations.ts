@@ -167,6 +167,17 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       `CREATE UNIQUE INDEX sheet_rows_id ON sheet_rows (id)`,
     ],
   },
+  {
+    version: 8,
+    name: "changes: the change log",
+    statements: [
+      // One entry per committed change, by the version it committed as (src/note/changes.ts); the entry as JSON.
+      `CREATE TABLE changes (
+        version INTEGER PRIMARY KEY,
+        entry TEXT NOT NULL
+      )`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [

@@ -47,6 +47,8 @@ export class NoteObject extends DurableObject<Env> {
     // After an erasure the database is empty, tables and all: a later create_note starts a new Note.
     this.#migrate();
     const result = this.#noteFor(noteId).execute(caller, name, input);
+    // What committed, for the Note's open pages (nothing sends them yet): taken every time, so nothing piles up.
+    this.store.takeCommittedChanges();
     // The alarm before the delivery: an erasure at its end (deleteAll) takes any alarm with it.
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
     // A reset before the removals are delivered would leave a tombstone nothing retries (every later call answers

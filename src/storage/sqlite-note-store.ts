@@ -1,4 +1,5 @@
 /** The Note's storage in its Durable Object's SQLite database. */
+import type { ChangeEntry } from "../note/changes.js";
 import type { AttachmentKind } from "../note/cursor.js";
 import type { DirectoryEntry } from "../note/directory.js";
 import type { Result } from "../note/result.js";
@@ -118,6 +119,8 @@ export class SqliteNoteStore implements NoteStore {
   #inTransaction = false;
   /** Whether a committed operation queued directory entries the outbox has not handed out yet. */
   #queued = false;
+  /** Change log entries written since takeCommittedChanges last ran; a rollback drops its own. */
+  #committed: ChangeEntry[] = [];
 
   readonly slides: Sequence<Slide>;
   readonly rows: Sequence<SheetRow>;
@@ -144,6 +147,7 @@ export class SqliteNoteStore implements NoteStore {
 
   transaction<T>(fn: () => Result<T>): Result<T> {
     const queued = this.#queued;
+    const committed = this.#committed.length;
     try {
       return this.#exclusive(() => {
         const result = fn();
@@ -152,6 +156,7 @@ export class SqliteNoteStore implements NoteStore {
       });
     } catch (thrown) {
       this.#queued = queued;
+      this.#committed.length = committed;
       if (thrown instanceof RolledBack) return thrown.result;
       throw thrown;
     }
@@ -211,6 +216,9 @@ export class SqliteNoteStore implements NoteStore {
   }
   addMember(user: string, role: "owner" | "editor"): void {
     this.sql.run(`INSERT OR IGNORE INTO members (user, role) VALUES (?, ?)`, user, role);
+  }
+  removeMember(user: string): void {
+    this.sql.run(`DELETE FROM members WHERE user = ?`, user);
   }
   members(): string[] {
     return this.sql.all<{ user: string }>(`SELECT user FROM members ORDER BY user`).map((r) => r.user);
@@ -334,6 +342,27 @@ export class SqliteNoteStore implements NoteStore {
       );
     }
     return this.sql.all<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit);
+  }
+
+  recordChange(entry: ChangeEntry): void {
+    this.sql.run(`INSERT INTO changes (version, entry) VALUES (?, ?)`, entry.version, JSON.stringify(entry));
+    this.#committed.push(entry);
+  }
+  dropChange(version: number): void {
+    this.sql.run(`DELETE FROM changes WHERE version = ?`, version);
+  }
+  changesSince(version: number, limit: number): ChangeEntry[] {
+    return this.sql
+      .all<{ entry: string }>(`SELECT entry FROM changes WHERE version > ? ORDER BY version LIMIT ?`, version, limit)
+      .map((row) => JSON.parse(row.entry) as ChangeEntry);
+  }
+  oldestChange(): number | null {
+    return this.sql.first<{ version: number }>(`SELECT version FROM changes ORDER BY version LIMIT 1`)?.version ?? null;
+  }
+  takeCommittedChanges(): ChangeEntry[] {
+    const taken = this.#committed;
+    this.#committed = [];
+    return taken;
   }
 
   queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
