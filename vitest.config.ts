@@ -44,6 +44,8 @@ export default defineConfig({
           setupFiles: ["./test/support/setup-tokens.ts"],
           // Shared 2-core machines are noisy; a test's own assertions decide, not the clock.
           testTimeout: 30_000,
+          // Every file signs its users in first (setup-tokens.ts); on a loaded machine that alone can pass 10 s.
+          hookTimeout: 60_000,
         },
       },
       {

@@ -17,9 +17,11 @@ import { SCOPES } from "./scopes.js";
 import { TokenCache } from "./token-cache.js";
 import { noteTokenError } from "./token-endpoint.js";
 
-/** What a grant stores for the routes: the user the token acts for. */
+/** What a grant stores for the routes: the user the token acts for, and the client's registered name. */
 export interface AuthProps {
   user: string;
+  /** Absent on grants made before names were kept; null when the client registered none. */
+  client_name?: string | null;
 }
 
 export type ResourceContext = OAuthResourceContext<AuthProps>;

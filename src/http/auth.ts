@@ -15,7 +15,7 @@ export type AppEnv = { Bindings: Env; Variables: { principal: Principal } };
 
 export const withPrincipal: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ctx = c.executionCtx as ResourceContext;
-  c.set("principal", { user: ctx.props.user, scopes: ctx.auth.scope, client: ctx.auth.clientId });
+  c.set("principal", { user: ctx.props.user, scopes: ctx.auth.scope, client: ctx.auth.clientId, clientName: ctx.props.client_name ?? null });
   noteRequest({ user: ctx.props.user, client: ctx.auth.clientId });
   await next();
 };

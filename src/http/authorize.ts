@@ -18,7 +18,7 @@ import { mayBeIssued, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import { SignInFailure } from "../auth/sign-in-failure.js";
 import type { Env } from "../env.js";
-import { invisible } from "../note/unicode.js";
+import { clip, invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
@@ -122,7 +122,11 @@ oidcCallback.get("/", (c) =>
 
 /** Issues the grant for `user` with the request's scope and sends the browser back to the client with the code. */
 async function grant(oauth: OAuthSetup, helpers: Helpers, request: AuthRequest, user: string, headers: Headers): Promise<Response> {
-  const { redirectTo } = await helpers.completeAuthorization({ request, userId: user, metadata: {}, scope: request.scope, props: { user } });
+  // The client's registered name goes with the grant, so the change log names the agent without a lookup per write.
+  const client = await helpers.lookupClient(request.clientId);
+  const name = client?.clientName;
+  const client_name = name === undefined || invisible(name) ? null : clip(name, 100);
+  const { redirectTo } = await helpers.completeAuthorization({ request, userId: user, metadata: {}, scope: request.scope, props: { user, client_name } });
   // A new grant revokes the user's earlier grants for this client and resource: stop trusting their cached tokens.
   oauth.tokens.forgetUser(user);
   headers.set("Location", redirectTo);
