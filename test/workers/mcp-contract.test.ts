@@ -19,7 +19,7 @@ import { fail, ok } from "../../src/note/result.js";
 
 const USER = "alice";
 const PERSON: Caller = { user: USER, channel: "app" };
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"];
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
 const WRITES = new Set(["create_note_tab", "edit_note_tab", "add_note_source"]);
 
 /** Notes of the real domain, each in its own in-memory store: what the Durable Objects are in production. */
@@ -106,7 +106,7 @@ function objectSchemas(schema: unknown): Record<string, unknown>[] {
 }
 
 describe("tools/list through the SDK client", () => {
-  it("lists the seven tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
+  it("lists the eight tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
     const client = await connect();
     // As sent: the SDK client's own parse of a tool drops the top-level securitySchemes it does not know.
     const { tools } = await client.request({ method: "tools/list" }, z.object({ tools: z.array(z.looseObject({ name: z.string() })) }));
@@ -154,7 +154,7 @@ describe("every tool's success matches its declared output schema", () => {
     await expect(client.callTool({ name: "list_note_tabs", arguments: { note_id: "n1" } })).rejects.toThrow(/output schema/);
   });
 
-  it("each of the seven tools answers a structured result the client accepts", async () => {
+  it("each of the eight tools answers a structured result the client accepts", async () => {
     const { client, noteId, version } = await setUp();
 
     expect(await call(client, "list_notes", {})).toEqual({ notes: [{ note_id: noteId, title: "Note n1" }], next_cursor: null });
@@ -188,6 +188,13 @@ describe("every tool's success matches its declared output schema", () => {
     expect(sources).toMatchObject({ kind: "sources", items: [{ id: source.source_id, url: "https://www.example.org/report/" }], next_cursor: null });
     const files = await call(client, "list_note_attachments", { note_id: noteId, kind: "files" });
     expect(files).toEqual({ note_id: noteId, kind: "files", items: [], next_cursor: null });
+
+    const changes = await call(client, "list_note_changes", { note_id: noteId, since_version: version, limit: 2 });
+    expect(changes).toMatchObject({ note_id: noteId, version: source.version, next_since_version: version + 2 });
+    expect(changes.changes.map((c: { operation: string; tab_id?: string }) => [c.operation, c.tab_id])).toEqual([
+      ["create_tab", created.tab_id],
+      ["slides_add_outline", created.tab_id],
+    ]);
   });
 
   it("a replay is the first result, marked replayed, saying whether the resend's arguments differ, and still matches the schema", async () => {
