@@ -207,6 +207,48 @@ describe("the cost of a call", () => {
   });
 });
 
+/** A Note whose change log is full: its version moved to 1,200 and the log holding versions 201 to 1,200, as 1,200 commits leave it. */
+async function fullLog(): Promise<{ noteId: string; version: number }> {
+  const { noteId } = await newNote();
+  await runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), (_instance, state) => {
+    const sql = state.storage.sql;
+    sql.exec("DELETE FROM changes");
+    sql.exec(
+      `INSERT INTO changes (version, entry)
+       WITH RECURSIVE seq(v) AS (SELECT 201 UNION ALL SELECT v + 1 FROM seq WHERE v < 1200)
+       SELECT v, '{"version":' || v || ',"at":"2026-12-01T09:00:00.000Z","actor":{"kind":"person","user":"alice"},"operation":"set_markdown","tab_id":"markdown"}' FROM seq`,
+    );
+    sql.exec("UPDATE meta SET version = 1200 WHERE id = 1");
+  });
+  return { noteId, version: 1200 };
+}
+
+describe("the cost of the change log", () => {
+  it("a write on a Note whose log is full writes and reads one row more than on a new Note: the entry it drops", async () => {
+    const fresh = await newNote();
+    const full = await fullLog();
+    const create = (note: { noteId: string; version: number }) => cost(note.noteId, "create_tab", { expected_version: note.version, idempotency_key: "deck", tab_type: "slides" });
+    const onFresh = await create(fresh);
+    const onFull = await create(full);
+    expect(onFull.value.version).toBe(1201);
+    expect([onFull.written, onFull.read]).toEqual([onFresh.written + 1, onFresh.read + 1]);
+    const oldest = await cost(full.noteId, "list_changes", { since_version: 0, limit: 1 });
+    expect(oldest.value).toMatchObject({ oldest_version: 202, changes: [{ version: 202 }] });
+  });
+
+  it("a page of the log reads about `limit` rows, at its start and deep into it", async () => {
+    const full = await fullLog();
+    const first = await cost(full.noteId, "list_changes", { since_version: 0, limit: 50 });
+    const deep = await cost(full.noteId, "list_changes", { since_version: 1100, limit: 50 });
+    expect(first.value.changes).toHaveLength(50);
+    expect(deep.value.changes.map((c) => c.version)).toEqual(Array.from({ length: 50 }, (_, i) => 1101 + i));
+    expect(deep.read).toBe(first.read);
+    // The page, the oldest entry, the Note's meta and membership rows.
+    expect(first.read).toBeLessThanOrEqual(50 + 6);
+    expect(first.written).toBe(0);
+  });
+});
+
 describe("the production Worker", () => {
   it("serves no benchmark route", async () => {
     expect((await fetchWorker("/bench/baseline")).status).toBe(404);
