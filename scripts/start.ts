@@ -1,7 +1,8 @@
 /**
  * `npm start`: the connector under `wrangler dev` on 127.0.0.1:${PORT:-8787},
  * with the local development sign-in of dev/local.env and a demo Note seeded
- * for alice, ready for `npm run demo`, `npm run token` or any MCP client.
+ * for alice, ready for `npm run demo`, `npm run token`, any MCP client, and
+ * its page in the browser.
  * Ctrl-C stops it.
  */
 import { DEMO_NOTE_ID, DEMO_USER, LocalServerStartError, seedDemoNote, startLocalServer, type LocalServer } from "./local-server.js";
@@ -53,6 +54,7 @@ console.log(
     "",
     "  osFoundry Notes connector is running",
     `  MCP endpoint   ${server.mcpUrl}`,
+    `  Note page      ${server.url}/notes/${DEMO_NOTE_ID}   (the demo Note in your browser; any Note: ${server.url}/notes/<note_id>)`,
     "  sign in        MCP clients open the consent page in your browser: local sign-in,",
     `                 user ${DEMO_USER} by default (type another name to be someone else)`,
     `  script token   TOKEN=$(npm run -s token${port === 8787 ? "" : ` -- --url ${server.url}`})   (Authorization: Bearer $TOKEN)`,

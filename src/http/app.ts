@@ -2,7 +2,8 @@
  * The Worker's HTTP surface. The two protected resources, /mcp for agents and
  * /api/v1 for the person's app, run behind their OAuth resource servers; the
  * authorization server answers discovery, registration and tokens; the
- * consent page is ours.
+ * consent page is ours, and so is the Notes page's sign-in, whose session
+ * cookie reaches /api/v1 as a Bearer token (src/http/page-session.ts).
  */
 import { Hono, type Context } from "hono";
 import { MCP_PATH, oauthFor, REGISTER_PATH, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
@@ -16,6 +17,7 @@ import { api } from "./api.js";
 import { authorize, oidcCallback } from "./authorize.js";
 import { answerError } from "./edge.js";
 import { mcp } from "./mcp.js";
+import { bridgeSession, pageSession, PAGES_PATH } from "./page-session.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
 import { logRequests } from "./request-log.js";
 
@@ -60,7 +62,7 @@ function misdirected(c: Context<RootEnv>, url: URL, settings: Settings): Respons
 const executionContext = (c: Context<RootEnv>) => c.executionCtx as unknown as ExecutionContext;
 
 const toMcp = (c: Context<RootEnv>) => c.get("oauth").mcp.fetch(c.req.raw, c.env, executionContext(c));
-const toApi = (c: Context<RootEnv>) => c.get("oauth").api.fetch(c.req.raw, c.env, executionContext(c));
+const toApi = (c: Context<RootEnv>) => c.get("oauth").api.fetch(bridgeSession(c, c.get("oauth").issuer), c.env, executionContext(c));
 
 app.all("/mcp", toMcp);
 app.all("/mcp/*", toMcp);
@@ -77,6 +79,7 @@ app.get("/.well-known/oauth-protected-resource", (c) => {
 
 app.route("/authorize", authorize);
 app.route(OIDC_CALLBACK_PATH, oidcCallback);
+app.route(PAGES_PATH, pageSession);
 
 app.get("/", (c) => {
   const origin = c.get("oauth").issuer;

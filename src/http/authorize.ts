@@ -21,6 +21,7 @@ import type { Env } from "../env.js";
 import { clip, invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
+import { isPageClient } from "./page-session.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
 import { noteRequest } from "./request-log.js";
 
@@ -126,9 +127,18 @@ async function grant(oauth: OAuthSetup, helpers: Helpers, request: AuthRequest, 
   const client = await helpers.lookupClient(request.clientId);
   const name = client?.clientName;
   const client_name = name === undefined || invisible(name) ? null : clip(name, 100);
-  const { redirectTo } = await helpers.completeAuthorization({ request, userId: user, metadata: {}, scope: request.scope, props: { user, client_name } });
+  // The Notes page signs in once per browser: a sign-in on the phone must not end the session on the laptop.
+  const revokeExistingGrants = client === null || !isPageClient(client, oauth.issuer);
+  const { redirectTo } = await helpers.completeAuthorization({
+    request,
+    userId: user,
+    metadata: {},
+    scope: request.scope,
+    props: { user, client_name },
+    revokeExistingGrants,
+  });
   // A new grant revokes the user's earlier grants for this client and resource: stop trusting their cached tokens.
-  oauth.tokens.forgetUser(user);
+  if (revokeExistingGrants) oauth.tokens.forgetUser(user);
   headers.set("Location", redirectTo);
   return new Response(null, { status: 302, headers });
 }
