@@ -21,7 +21,7 @@ import type { Env } from "../env.js";
 import { clip, invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
-import { isPageClient } from "./page-session.js";
+import { CALLBACK_PATH, isPageClient } from "./page-session.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
 import { noteRequest } from "./request-log.js";
 
@@ -58,7 +58,8 @@ authorize.get("/", (c) =>
     consent.headers.set("Cache-Control", "no-store");
     const scopes = [...offeredScopes(oauth, request)];
     const signInAt = identity instanceof OidcIdentity ? identity.providerHost : null;
-    return new Response(consentPage(details, request, scopes, consent.handle, user, signInAt), { headers: consent.headers });
+    const ownPage = request.redirectUri === `${oauth.issuer}${CALLBACK_PATH}`;
+    return new Response(consentPage(details, request, scopes, consent.handle, user, signInAt, ownPage), { headers: consent.headers });
   }),
 );
 
@@ -186,13 +187,21 @@ function noIdentity(): Response {
   );
 }
 
-function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null, signInAt: string | null): string {
+/**
+ * `ownPage`: the redirect URI is this server's own /notes/callback, which
+ * takes only a sign-in its own /notes/sign-in started in this browser: the
+ * access stays here whoever registered the client, so the page says so
+ * instead of warning about an unverified app.
+ */
+function consentPage(details: ConsentDescription, request: AuthRequest, scopes: string[], handle: string, user: string | null, signInAt: string | null, ownPage: boolean): string {
   const name = shownName(details);
-  const origin = details.clientDomain === undefined
-    ? "This app registered itself; its name is not verified."
-    : `Published by <strong>${isolated(details.clientDomain)}</strong>.`;
+  const origin = ownPage
+    ? "This is this server's own Notes page, in your browser."
+    : details.clientDomain === undefined
+      ? "This app registered itself; its name is not verified."
+      : `Published by <strong>${isolated(details.clientDomain)}</strong>.`;
   const target = request.resource?.endsWith("/api/v1") === true ? "your osFoundry Notes app API" : "osFoundry Notes through this connector";
-  const loopback = details.redirectIsLoopback
+  const loopback = details.redirectIsLoopback && !ownPage
     ? "<p class=warn><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>"
     : "";
   const scopeList = scopes

@@ -68,6 +68,20 @@ describe("starting the page's sign-in", () => {
     expect(client).toMatchObject({ clientName: "osFoundry Notes page", redirectUris: [`${ORIGIN}/notes/callback`], tokenEndpointAuthMethod: "none" });
   });
 
+  it("shows the local consent page, which names the page as this server's own instead of warning of an unverified app", async () => {
+    const jar = new CookieJar();
+    const started = await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, jar);
+    const consent = await navigate(send, started.headers.get("Location") ?? "", jar);
+    expect(consent.status).toBe(200);
+    const html = await consent.text();
+    expect(html).toContain("<strong><bdi>osFoundry Notes page</bdi></strong> asks to use your osFoundry Notes app API");
+    expect(html).toContain("this server's own Notes page");
+    expect(html).not.toContain("not verified");
+    expect(html).not.toContain("an app on your computer");
+    expect(html).toContain('value="osfoundry:app" checked');
+    expect(html).toMatch(/<input name=user value="alice"/);
+  });
+
   it("refuses to send the browser anywhere but a path under /notes/ on this origin (no open redirect)", async () => {
     const refused = [
       undefined,
