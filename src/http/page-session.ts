@@ -18,6 +18,7 @@ import type { CookieOptions } from "hono/utils/cookie";
 import { base64url, sha256 } from "../auth/base64url.js";
 import { API_PATH, AUTHORIZE_PATH, mayBeIssued, TOKEN_PATH, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
+import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 
 type PageEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
@@ -96,7 +97,8 @@ pageSession.get("/callback", async (c) => {
   // The flow works once, whatever comes of it.
   deleteCookie(c, FLOW_COOKIE, { ...cookieOptions(oauth.issuer), path: CALLBACK_PATH });
   const state = c.req.query("state");
-  if (flow === null || state === undefined || state !== flow.state) {
+  // The return path is checked again: a cookie is what a neighbouring site on the same domain could have set.
+  if (flow === null || state === undefined || state !== flow.state || returnPath(flow.return, oauth.issuer) !== flow.return) {
     return page(c, 400, "Sign-in failed", "<p>This sign-in was not started in this browser, or it was started more than 10 minutes ago.</p><p>Open the Note again to sign in.</p>");
   }
   const again = `<p><a href="${escape(`${PAGES_PATH}/sign-in?return=${encodeURIComponent(flow.return)}`)}">Sign in again</a></p>`;
@@ -138,10 +140,8 @@ pageSession.post("/sign-out", async (c) => {
   const clientId = await storedPageClient(oauth, c.env);
   // A refresh token revokes its whole grant; an access token only itself.
   const token = refreshToken ?? accessToken;
-  if (token !== undefined && clientId !== null && mayBeIssued(token)) {
-    await oauth.server.fetch(formRequest(`${oauth.issuer}${TOKEN_PATH}`, { token, client_id: clientId }), c.env, executionContext(c));
-  }
-  for (const held of [refreshToken, accessToken]) if (held !== undefined) oauth.tokens.forgetGrantOf(held);
+  if (token !== undefined && clientId !== null) await tokenEndpoint(c, { token, client_id: clientId });
+  if (accessToken !== undefined) oauth.tokens.forgetGrantOf(accessToken);
   const cookie = cookieOptions(oauth.issuer);
   deleteCookie(c, SESSION_COOKIE, cookie);
   deleteCookie(c, REFRESH_COOKIE, { ...cookie, path: PAGES_PATH });
@@ -235,10 +235,13 @@ interface Tokens {
   expires_in: number;
 }
 
-/** A request to the token endpoint, in process; the tokens, or null when it refused. */
+/**
+ * A request to the token endpoint, in process, with what this Worker adds
+ * to the library's (a replayed refresh token revokes its grant, a revoked
+ * token leaves this isolate's cache): the tokens, or null when it refused.
+ */
 async function tokenRequest(c: Context<PageEnv>, form: Record<string, string>): Promise<Tokens | null> {
-  const oauth = c.get("oauth");
-  const response = await oauth.server.fetch(formRequest(`${oauth.issuer}${TOKEN_PATH}`, form), c.env, executionContext(c));
+  const response = await tokenEndpoint(c, form);
   if (!response.ok) return null;
   const body = (await response.json()) as Partial<Tokens>;
   if (typeof body.access_token !== "string" || typeof body.expires_in !== "number") return null;
@@ -274,8 +277,18 @@ export function returnPath(value: string | undefined, issuer: string): string | 
   return `${url.pathname}${url.search}`;
 }
 
-function formRequest(url: string, form: Record<string, string>): Request {
-  return new Request(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
+async function tokenEndpoint(c: Context<PageEnv>, form: Record<string, string>): Promise<Response> {
+  const oauth = c.get("oauth");
+  const request = new Request(`${oauth.issuer}${TOKEN_PATH}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(form),
+  });
+  let answer: Response | undefined;
+  const refused = await aroundTokenRequest(oauth, c.env, request, async () => {
+    answer = await oauth.server.fetch(request, c.env, executionContext(c));
+  });
+  return refused ?? answer ?? new Response(null, { status: 500 });
 }
 
 /** Hono's own ExecutionContext type lags the runtime's; this is the same object. */

@@ -147,6 +147,16 @@ describe("the callback", () => {
     }
   });
 
+  it("refuses a flow cookie whose return path was changed to leave /notes/ (a cookie a neighbouring site could set)", async () => {
+    const { jar, callback } = await stopAtCallback();
+    const flow = JSON.parse(atob((jar.get("notes_sign_in") ?? "").replace(/-/g, "+").replace(/_/g, "/")));
+    jar.set("notes_sign_in", base64url(new TextEncoder().encode(JSON.stringify({ ...flow, return: "//evil.example/notes/x" }))));
+    const response = await navigate(send, callback.href, jar);
+    expect(response.status).toBe(400);
+    expect(response.headers.get("Location")).toBeNull();
+    expect(jar.get("notes_session")).toBeUndefined();
+  });
+
   it("refuses a code answered by another issuer (RFC 9207) and a reused code", async () => {
     const other = await stopAtCallback();
     const mixed = await navigate(send, withParam(other.callback, "iss", "https://evil.example"), other.jar);
@@ -258,6 +268,25 @@ describe("sessions over time", () => {
     expect(browser.get("notes_session")).not.toBe(old);
     expect(browser.get("notes_refresh")).not.toBe(oldRefresh);
     expect(await listNotes(sessionCookie(browser), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+  });
+
+  it("a refresh token replayed after its successor was used revokes the grant (RFC 9700 §4.14.2), as at the token endpoint", async () => {
+    const { jar } = await signedIn();
+    const first = jar.get("notes_refresh") ?? "";
+    const refreshWith = async (token: string) => {
+      const browser = new CookieJar();
+      browser.set("notes_refresh", token);
+      const response = await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, browser);
+      return { status: response.status, browser };
+    };
+    const second = await refreshWith(first);
+    expect(second.status).toBe(303);
+    const third = await refreshWith(second.browser.get("notes_refresh") ?? "");
+    expect(third.status).toBe(303);
+    expect(await listNotes(sessionCookie(third.browser), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+    // The first refresh token again: two parties hold this grant's tokens, so none of them keeps it.
+    expect((await refreshWith(first)).status).toBe(302);
+    expect(await listNotes(sessionCookie(third.browser), { "Sec-Fetch-Site": "same-origin" })).toBe(401);
   });
 
   it("a refresh token that no longer works starts the full sign-in and drops the cookie", async () => {
