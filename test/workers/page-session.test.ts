@@ -221,6 +221,9 @@ describe("the cookie bridge into /api/v1", () => {
     expect(JSON.stringify(await mine.json())).toContain(noteId);
     const alices = await send(new Request(`${ORIGIN}/api/v1/notes`, { headers: { Authorization: `Bearer ${TOKENS.app}` } }));
     expect(JSON.stringify(await alices.json())).not.toContain(noteId);
+    // The change log tells the page's write as the person's, not an agent's.
+    const log = await send(new Request(`${ORIGIN}/api/v1/notes/${noteId}/changes?since_version=0`, { headers: { Cookie: sessionCookie(jar), "Sec-Fetch-Site": "same-origin" } }));
+    expect(((await log.json()) as any).changes).toEqual([expect.objectContaining({ version: 1, operation: "create_note", actor: { kind: "person", user: "carol" } })]);
   });
 
   it("never overrides an Authorization header the request carries", async () => {
