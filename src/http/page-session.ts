@@ -61,7 +61,7 @@ pageSession.get("/sign-in", async (c) => {
       return c.redirect(back, 303);
     }
     // Expired, revoked or rotated out: sign in afresh.
-    deleteCookie(c, REFRESH_COOKIE, cookie);
+    deleteCookie(c, REFRESH_COOKIE, { ...cookie, path: PAGES_PATH });
   }
 
   const clientId = await pageClient(oauth, c.env);

@@ -298,6 +298,8 @@ describe("sessions over time", () => {
     const response = await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, browser);
     expect(response.status).toBe(302);
     expect(new URL(response.headers.get("Location") ?? "").pathname).toBe("/authorize");
+    // Cleared where it was set: a cookie of Path=/notes is cleared only by one of that path.
+    expect(setCookies(response).find((line) => line.startsWith("notes_refresh="))).toMatch(/^notes_refresh=; Max-Age=0; Path=\/notes;/);
     expect(browser.get("notes_refresh")).toBeUndefined();
   });
 });
@@ -313,7 +315,8 @@ describe("signing out", () => {
     expect(response.status).toBe(200);
     const cleared = setCookies(response);
     expect(cleared.find((line) => line.startsWith("notes_session="))).toMatch(/Max-Age=0/);
-    expect(cleared.find((line) => line.startsWith("notes_refresh="))).toMatch(/Max-Age=0.*Path=\/notes|Path=\/notes.*Max-Age=0/);
+    expect(cleared.find((line) => line.startsWith("notes_refresh="))).toMatch(/^notes_refresh=; Max-Age=0; Path=\/notes;/);
+    expect(cleared.find((line) => line.startsWith("notes_session="))).toMatch(/^notes_session=; Max-Age=0; Path=\/;/);
     expect(await response.text()).toContain('href="/notes/sign-in?return=%2Fnotes%2Fdemo"');
     // Even a copy of the cookie kept elsewhere is dead.
     expect(await listNotes(`notes_session=${token}`, { "Sec-Fetch-Site": "same-origin" })).toBe(401);
