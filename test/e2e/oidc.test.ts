@@ -225,6 +225,24 @@ describe("sign-in through a real OpenID Connect provider", () => {
     expect(JSON.stringify(after.body)).toContain("From OIDC");
   });
 
+  it("the Notes page signs in through the provider too, and its session cookie reads the person's API as the provider's subject", async () => {
+    const browser = new Browser();
+    const started = await browser.get(new URL(`${connector.url}/notes/sign-in?return=/notes/${NOTE_ID}`));
+    expect(started.status).toBe(302);
+    const callback = await toCallback(browser, location(started, new URL(connector.url)));
+    // The connector's callback grants and sends the browser on to the page's own callback.
+    const granted = await visit(browser, callback);
+    expect(granted.status, granted.body).toBe(302);
+    expect(granted.location?.pathname).toBe("/notes/callback");
+    const landed = await browser.get(granted.location as URL);
+    expect(landed.status, await landed.clone().text()).toBe(303);
+    expect(landed.headers.get("Location")).toBe(`/notes/${NOTE_ID}`);
+    const read = await fetch(`${connector.url}/api/v1/notes`, { headers: { Cookie: browser.cookiesFor(new URL(connector.url)), "Sec-Fetch-Site": "same-origin" } });
+    expect(read.status).toBe(200);
+    const token = decodeURIComponent(/notes_session=([^;]+)/.exec(browser.cookiesFor(new URL(connector.url)))?.[1] ?? "");
+    expect(token.split(":")[0]).toBe(expectedUser());
+  });
+
   it("a forged state at the callback is refused with a page, and the real one still signs in", async () => {
     const browser = new Browser();
     const callback = await toCallback(browser, await authorizationUrl(connector));
