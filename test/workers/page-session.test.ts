@@ -190,6 +190,23 @@ describe("the callback", () => {
   });
 });
 
+describe("on https", () => {
+  it("marks every cookie Secure, and registers the page once for that origin, apart from another origin's", async () => {
+    const origin = "https://localhost:8443";
+    const jar = new CookieJar();
+    const { authorize, landed } = await pageSignIn(send, origin, jar, "alice", "/notes/demo");
+    expect(authorize.searchParams.get("redirect_uri")).toBe(`${origin}/notes/callback`);
+    expect(authorize.searchParams.get("resource")).toBe(`${origin}/api/v1`);
+    expect(authorize.searchParams.get("client_id")).toBe(await env.OAUTH_KV.get(pageClientKey(origin)));
+    expect(authorize.searchParams.get("client_id")).not.toBe(await env.OAUTH_KV.get(pageClientKey(ORIGIN)));
+    const lines = setCookies(landed);
+    expect(lines.filter((line) => /^notes_(session|refresh)=/.test(line))).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/; Secure/);
+    const read = await send(new Request(`${origin}/api/v1/notes`, { headers: { Cookie: `notes_session=${jar.get("notes_session")}`, Origin: origin } }));
+    expect(read.status).toBe(200);
+  });
+});
+
 describe("the cookie bridge into /api/v1", () => {
   it("uses the session cookie only when the browser says the request comes from this origin", async () => {
     const { jar } = await signedIn();
