@@ -10,7 +10,7 @@ import { signIn } from "../../scripts/lib/sign-in.js";
 import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
 import { useLocalServer } from "../support/e2e-server.js";
 
-const READ_TOOLS = ["list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments"];
+const READ_TOOLS = ["list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments", "list_note_changes"];
 const WRITE_TOOLS = ["create_note_tab", "edit_note_tab", "add_note_source"];
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
@@ -26,7 +26,7 @@ const running = useLocalServer(async (server) => {
 });
 
 describe("the connector over real HTTP", () => {
-  it("lists exactly the seven tools, each closed, typed, annotated and scoped", async () => {
+  it("lists exactly the eight tools, each closed, typed, annotated and scoped", async () => {
     const client: Client = await connectClient(running().mcpUrl, agentToken);
     try {
       const { tools } = await client.listTools();
@@ -48,7 +48,7 @@ describe("the connector over real HTTP", () => {
     const lines: string[] = [];
     const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line));
 
-    expect(t.tools).toHaveLength(7);
+    expect(t.tools).toHaveLength(8);
     expect(t.notes.notes.map((n) => n.note_id)).toContain(DEMO_NOTE_ID);
     // Seeded: created (1), approved (2), a Slides tab added (3).
     expect(t.tabsBefore.version).toBe(3);
