@@ -1,5 +1,5 @@
 /**
- * The five experiments of SPEC §9 as one run: which to run, the jobs they
+ * The five experiments of SPEC §9, and issue 13's sixth, as one run: which to run, the jobs they
  * consist of, their results, printed sections and JSON. Pure (no Node APIs):
  * the Worker tests and the CLI (main.ts) run it as it is, and the live
  * driver (live.ts) sends units over HTTP, several at once. Every job draws
@@ -8,6 +8,7 @@
  */
 import { handlesChunks, handlesConfig, handlesResult, handlesSection, runHandlesChunk, writesSection, type HandlesChunk, type HandlesConfig, type HandlesResult, type HandlesTally } from "./handles.js";
 import { idempotencyConfig, idempotencyResult, idempotencySection, idempotencyUnits, type IdempotencyConfig, type IdempotencyResult, type RunFigures } from "./idempotency.js";
+import { conflictsConfig, conflictsResult, conflictsSection, conflictsUnits, type ConflictDeck, type ConflictsConfig, type ConflictsResult } from "./conflicts.js";
 import { runInProcess } from "./in-process.js";
 import { outlineConfig, outlineResult, outlineSection, outlineUnits, type OutlineConfig, type OutlineFigures, type OutlineResult } from "./outline.js";
 import type { Section } from "./report.js";
@@ -15,7 +16,7 @@ import type { Source, Unit } from "./script.js";
 import type { Settings } from "./settings.js";
 import { sourcesConfig, sourcesResult, sourcesSection, sourcesUnits, type SessionFigures, type SourcesConfig, type SourcesResult } from "./sources.js";
 
-export const EXPERIMENTS = [1, 2, 3, 4, 5] as const;
+export const EXPERIMENTS = [1, 2, 3, 4, 5, 6] as const;
 export type ExperimentNumber = (typeof EXPERIMENTS)[number];
 
 /** What to run: each chosen experiment's settings and its jobs (1 and 2 share theirs). */
@@ -25,6 +26,7 @@ export interface Plan {
   idempotency?: { config: IdempotencyConfig; units: Unit<RunFigures>[] };
   sources?: { config: SourcesConfig; units: Unit<SessionFigures>[] };
   outline?: { config: OutlineConfig; units: Unit<OutlineFigures>[] };
+  conflicts?: { config: ConflictsConfig; units: Unit<ConflictDeck>[] };
 }
 
 /** A unit's figures and where they came from. */
@@ -39,6 +41,7 @@ export interface Outputs {
   idempotency: Ran<RunFigures>[];
   sources: Ran<SessionFigures>[];
   outline: Ran<OutlineFigures>[];
+  conflicts: Ran<ConflictDeck>[];
 }
 
 export interface Results {
@@ -47,6 +50,7 @@ export interface Results {
   idempotency?: IdempotencyResult;
   sources?: SourcesResult;
   outline?: OutlineResult;
+  conflicts?: ConflictsResult;
 }
 
 export function makePlan(settings: Settings, only: ReadonlySet<ExperimentNumber>): Plan {
@@ -67,17 +71,21 @@ export function makePlan(settings: Settings, only: ReadonlySet<ExperimentNumber>
     const config = outlineConfig(settings);
     plan.outline = { config, units: outlineUnits(config) };
   }
+  if (only.has(6)) {
+    const config = conflictsConfig(settings);
+    plan.conflicts = { config, units: conflictsUnits(config) };
+  }
   return plan;
 }
 
-/** A job: one slice of experiment 1's trials, or one unit of experiment 3, 4 or 5. */
-export type Job = { experiment: "handles"; index: number } | { experiment: "idempotency" | "sources" | "outline"; index: number };
+/** A job: one slice of experiment 1's trials, or one unit of experiment 3, 4, 5 or 6. */
+export type Job = { experiment: "handles"; index: number } | { experiment: "idempotency" | "sources" | "outline" | "conflicts"; index: number };
 
 /** Every job of the plan, in order. */
 export function jobsOf(plan: Plan): Job[] {
   const jobs: Job[] = [];
   plan.handles?.chunks.forEach((_, index) => jobs.push({ experiment: "handles", index }));
-  for (const experiment of ["idempotency", "sources", "outline"] as const) plan[experiment]?.units.forEach((_, index) => jobs.push({ experiment, index }));
+  for (const experiment of ["idempotency", "sources", "outline", "conflicts"] as const) plan[experiment]?.units.forEach((_, index) => jobs.push({ experiment, index }));
   return jobs;
 }
 
@@ -96,7 +104,7 @@ export function runJob(plan: Plan, job: Job): HandlesTally | Ran<unknown> {
 
 /** The jobs' outputs sorted back into their experiments; `outputs[i]` belongs to `jobs[i]`. */
 export function collect(jobs: readonly Job[], outputs: readonly (HandlesTally | Ran<unknown>)[]): Outputs {
-  const collected: Outputs = { handles: [], idempotency: [], sources: [], outline: [] };
+  const collected: Outputs = { handles: [], idempotency: [], sources: [], outline: [], conflicts: [] };
   jobs.forEach((job, i) => {
     const output = outputs[i];
     if (output === undefined) throw new Error(`job ${i} has no output`);
@@ -112,6 +120,7 @@ export function assemble(plan: Plan, outputs: Outputs): Results {
   if (plan.idempotency !== undefined) results.idempotency = idempotencyResult(plan.idempotency.config, outputs.idempotency);
   if (plan.sources !== undefined) results.sources = sourcesResult(plan.sources.config, outputs.sources);
   if (plan.outline !== undefined) results.outline = outlineResult(plan.outline.config, outputs.outline);
+  if (plan.conflicts !== undefined) results.conflicts = conflictsResult(plan.conflicts.config, outputs.conflicts);
   return results;
 }
 
@@ -130,13 +139,14 @@ export function sections(results: Results, only: ReadonlySet<ExperimentNumber>):
   if (only.has(3) && results.idempotency !== undefined) out.push(idempotencySection(results.idempotency));
   if (only.has(4) && results.sources !== undefined) out.push(sourcesSection(results.sources));
   if (only.has(5) && results.outline !== undefined) out.push(outlineSection(results.outline));
+  if (only.has(6) && results.conflicts !== undefined) out.push(conflictsSection(results.conflicts));
   return out;
 }
 
 /** One JSON document: one key per experiment, each with its settings and its rows of named figures. */
 export function toJson(results: Results, only: ReadonlySet<ExperimentNumber>): Record<string, unknown> {
   const json: Record<string, unknown> = {};
-  const { handles, idempotency, sources, outline } = results;
+  const { handles, idempotency, sources, outline, conflicts } = results;
   if (only.has(1) && handles !== undefined) {
     json.handles = { experiment: 1, ...handles.config, rows: handles.handles, original_deck_first: handles.original_deck_first, changes: handles.changes };
   }
@@ -144,5 +154,6 @@ export function toJson(results: Results, only: ReadonlySet<ExperimentNumber>): R
   if (only.has(3) && idempotency !== undefined) json.idempotency_order = { experiment: 3, ...idempotency.config, rows: idempotency.rows };
   if (only.has(4) && sources !== undefined) json.source_keys = { experiment: 4, ...sources.config, rows: sources.rows };
   if (only.has(5) && outline !== undefined) json.outline_vs_slide_by_slide = { experiment: 5, ...outline.config, rows: outline.rows, listing: outline.listing };
+  if (only.has(6) && conflicts !== undefined) json.conflict_changes = { experiment: 6, ...conflicts.config, rows: conflicts.rows };
   return json;
 }

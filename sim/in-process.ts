@@ -22,7 +22,7 @@ export const APP: Caller = { user: USER, channel: "app" };
 export const EPOCH_MS = Date.UTC(2026, 0, 5, 9, 0, 0);
 
 const COMMANDS: ReadonlyMap<AgentTool, CommandName> = new Map(
-  (["list_note_tabs", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"] as const).map((tool) => {
+  (["list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"] as const).map((tool) => {
     const command = TOOLS_BY_NAME.get(tool)?.command;
     if (command === undefined || command === null) throw new Error(`the tool ${tool} runs no Note operation`);
     return [tool, command];
@@ -31,7 +31,7 @@ const COMMANDS: ReadonlyMap<AgentTool, CommandName> = new Map(
 
 /** Notes by ID, all in memory, all with the same (possibly counterfactual) rules. */
 export class World {
-  readonly #notes = new Map<string, Note>();
+  readonly #notes = new Map<string, { note: Note; store: MemoryNoteStore }>();
   readonly #counterfactual: Counterfactual | undefined;
   #clock = EPOCH_MS;
 
@@ -52,28 +52,38 @@ export class World {
     const { note_id, ...input } = step.args as { note_id: string } & Record<string, unknown>;
     const command = COMMANDS.get(step.tool);
     if (command === undefined) throw new Error(`no command for ${step.tool}`);
-    return this.#note(note_id).execute(AGENT, command, input as Input<typeof command>) as Reply;
+    return this.#execute(note_id, (note) => note.execute(AGENT, command, input as Input<typeof command>)) as Reply;
   }
 
   #person(action: PersonAction): Reply {
-    const note = this.#note(action.note_id);
-    const result: Result<unknown> =
-      action.op === "create_note"
+    return this.#execute(action.note_id, (note) => this.#personOn(note, action)) as Reply;
+  }
+
+  #personOn(note: Note, action: PersonAction): Result<unknown> {
+    return action.op === "create_note"
         ? note.execute(APP, "create_note", { title: action.title })
         : action.op === "approve"
           ? note.execute(APP, "set_approval", { approved: true })
-          : note.execute(APP, "set_markdown", { text: action.text });
-    return result as Reply;
+          : action.op === "rename_tab"
+            ? note.execute(APP, "rename_tab", { tab_id: action.tab_id, label: action.label })
+            : note.execute(APP, "set_markdown", { text: action.text });
   }
 
-  /** The Note with this ID; like `idFromName`, any ID names one (empty until created). */
-  #note(noteId: string): Note {
-    let note = this.#notes.get(noteId);
-    if (note === undefined) {
-      note = new Note(noteId, new MemoryNoteStore(), { now: () => this.#clock, counterfactual: this.#counterfactual });
-      this.#notes.set(noteId, note);
+  /**
+   * Runs one operation on the Note with this ID (like `idFromName`, any ID
+   * names one, empty until created), then takes the changes it committed, as
+   * the Note's Durable Object does after each operation, so none pile up.
+   */
+  #execute(noteId: string, operation: (note: Note) => Result<unknown>): Result<unknown> {
+    let held = this.#notes.get(noteId);
+    if (held === undefined) {
+      const store = new MemoryNoteStore();
+      held = { note: new Note(noteId, store, { now: () => this.#clock, counterfactual: this.#counterfactual }), store };
+      this.#notes.set(noteId, held);
     }
-    return note;
+    const result = operation(held.note);
+    held.store.takeCommittedChanges();
+    return result;
   }
 }
 

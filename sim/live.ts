@@ -117,7 +117,17 @@ class LiveWorld {
         return this.api.setApproval(action.note_id, { approved: true });
       case "save_markdown":
         return this.api.setMarkdown(action.note_id, { text: action.text });
+      case "rename_tab":
+        return this.#renameTab(action.note_id, action.tab_id, action.label);
     }
+  }
+
+  /** `PATCH /notes/:id/tabs/:tab` with a label (the person's API has no typed call for it): the person renames a tab. */
+  async #renameTab(noteId: string, tabId: string, label: string): Promise<Reply> {
+    const { status, body } = await this.api.request("PATCH", `/notes/${encodeURIComponent(noteId)}/tabs/${encodeURIComponent(tabId)}`, { label });
+    if (status >= 200 && status < 300) return { ok: true, value: body };
+    const error = (body as { error?: ToolError } | null)?.error;
+    return { ok: false, error: error ?? { code: "unparsed_error", message: `HTTP ${status}: ${JSON.stringify(body).slice(0, 300)}` } };
   }
 }
 

@@ -6,8 +6,9 @@
  */
 import { DECK } from "../scripts/lib/deck.js";
 import { LIMITS } from "../src/note/limits.js";
+import { hashHex } from "./hash.js";
 import { stream } from "./random.js";
-import { agent, expectOk, noteIdFor, person, setUpNote, type AgentTool, type Answer, type Reply, type Script, type Step, type Source, type ToolArgs, type ToolOutputs, type Unit } from "./script.js";
+import { agent, expectOk, noteIdFor, person, setUpNote, type AgentTool, type Answer, type Reply, type Script, type Step, type Source, type ToolArgs, type ToolError, type ToolOutputs, type Unit } from "./script.js";
 import { scaled, seedOf, type Settings } from "./settings.js";
 import { count, decimal, markdownTable, percent } from "./table.js";
 import type { Section } from "./report.js";
@@ -31,6 +32,9 @@ export function outlineConfig(settings: Settings): OutlineConfig {
   return { seed: seedOf(settings), decks: scaled(2000, settings), thinkSeconds: 4, savesPerSecond: 1 / 60, sources: 120, pageSize: LIMITS.pageSize };
 }
 
+/** What a deck's unit reads of its experiment's settings. */
+export type DeckConfig = Pick<OutlineConfig, "seed" | "thinkSeconds" | "savesPerSecond">;
+
 export interface DeckFigures {
   strategy: Strategy;
   deck: number;
@@ -42,11 +46,24 @@ export interface DeckFigures {
   calls: number;
   /** Request bytes of all of them. */
   bytes: number;
+  /** Answer bytes of all of them (the JSON-RPC responses, see answerBytes). */
+  answer_bytes: number;
+  /** Of those, the answers that were version conflicts (with the changes they carry). */
+  conflict_answer_bytes: number;
   conflicts: number;
+  /** Conflicts after which the agent re-read with list_note_tabs. */
+  re_reads: number;
+  /** Conflicts whose window held a change to the agent's deck (the person renamed it), as the script itself knows. */
+  touched_conflicts: number;
   /** The person's saves while the agent was writing this deck. */
   person_saves: number;
+  /** Of those, the renames of the agent's deck. */
+  renames: number;
   /** Slides in the deck at the end, as its last answer said. */
   slides: number;
+  /** With readBack: the deck read back at the end (titles and bodies, in order) as a hash, and whether it is DECK exactly. */
+  final_deck: string | null;
+  deck_exact: boolean | null;
 }
 
 export interface ListingFigures {
@@ -71,7 +88,17 @@ export function outlineUnits(config: OutlineConfig): Unit<OutlineFigures>[] {
   return units;
 }
 
-const encoder = new TextEncoder();
+/** The UTF-8 length of a string, without encoding it (the run serializes about 300,000 bodies). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    // 2 bytes up to U+07FF, 3 for the rest of the BMP; a surrogate pair (4 bytes) is two units of 2.
+    bytes += c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
 
 /**
  * The size in bytes (UTF-8) of a tools/call's JSON-RPC body. `id` is the
@@ -81,34 +108,124 @@ const encoder = new TextEncoder();
  * body the experiments send with the tools' schemas).
  */
 export function requestBytes<N extends AgentTool>(id: number, name: N, args: ToolArgs<N>): number {
-  return encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })).length;
+  return utf8Length(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }));
 }
 
-/** A counter of the unit's calls and their request bytes. */
+/** The bytes a JSON string literal adds to its text: the quotes, and a backslash before each `"` and `\` (JSON text holds no control characters). */
+function quotedExtra(json: string): number {
+  let extra = 2;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22 || c === 0x5c) extra += 1;
+  }
+  return extra;
+}
+
+/** The bytes of `{"result":{…},"jsonrpc":"2.0","id":}` around a result, for a success (text and structuredContent) and for a failure (isError and text). */
+const SUCCESS_FRAME = utf8Length(JSON.stringify({ result: { content: [{ type: "text", text: "" }], structuredContent: 0 }, jsonrpc: "2.0", id: 0 })) - 2 - 1 - 1;
+const FAILURE_FRAME = utf8Length(JSON.stringify({ result: { isError: true, content: [{ type: "text", text: "" }] }, jsonrpc: "2.0", id: 0 })) - 2 - 1;
+
+/**
+ * The size in bytes (UTF-8) of a tools/call's JSON-RPC response: the result
+ * the MCP server builds from the answer (src/mcp/results.ts: success as JSON
+ * text plus the same value as structuredContent, a failure as its `{error}`
+ * text), without the transport's framing (an SSE event's `data:` lines), as
+ * requests are counted. Computed from the answer's JSON once, instead of
+ * serializing the response (test/unit/sim.test.ts checks it against that).
+ */
+export function answerBytes(id: number, answer: Answer<unknown>): number {
+  const ids = String(id).length;
+  if (answer.ok) {
+    const json = JSON.stringify(answer.value);
+    return SUCCESS_FRAME + ids + 2 * utf8Length(json) + quotedExtra(json);
+  }
+  const json = JSON.stringify({ error: answer.error });
+  return FAILURE_FRAME + ids + utf8Length(json) + quotedExtra(json);
+}
+
+/** A counter of the unit's calls, their request bytes and, when asked, their answer bytes. */
 class Meter {
   calls = 0;
   bytes = 0;
+  answerBytes = 0;
+
+  constructor(readonly countAnswers: boolean) {}
 
   *call<N extends AgentTool>(name: N, args: ToolArgs<N>): Generator<Step, Answer<ToolOutputs[N]>, Reply> {
     this.calls += 1;
     this.bytes += requestBytes(this.calls, name, args);
-    return yield* agent(name, args);
+    const answer = yield* agent(name, args);
+    if (this.countAnswers) this.answerBytes += answerBytes(this.calls, answer);
+    return answer;
   }
+}
+
+/**
+ * How a deck's agent meets a version_conflict and what the person's saves
+ * are. Experiment 5 runs TODAY; experiment 6 (sim/conflicts.ts) varies both.
+ */
+export interface DeckRules {
+  /**
+   * "re-read": list_note_tabs, then retry with its version (today).
+   * "changes": retry at once with the conflict's current_version when its
+   * `changes` are complete and none touched the agent's deck; else re-read.
+   */
+  onConflict: "re-read" | "changes";
+  /** The share of the person's saves that rename the agent's deck instead of saving the Markdown (once the deck exists). */
+  renameShare: number;
+  /** Count answer bytes, and read the deck back at the end (read_note_tab, not counted). */
+  audit: boolean;
+}
+
+export const TODAY: DeckRules = { onConflict: "re-read", renameShare: 0, audit: false };
+
+/** What a version_conflict carries besides code and message (src/note/errors.ts). */
+interface ConflictDetails {
+  current_version?: number;
+  changes?: { version: number; tab_id?: string }[];
+  changes_complete?: boolean;
+}
+
+/** Whether a conflict lets the agent retry at once: every change since its version is listed and none touched its deck. */
+export function untouched(error: ToolError, tabId: string): error is ToolError & ConflictDetails & { current_version: number } {
+  const { current_version, changes, changes_complete } = error as ToolError & ConflictDetails;
+  if (typeof current_version !== "number" || changes_complete !== true || !Array.isArray(changes)) return false;
+  // Before its create has committed the agent has no deck for a change to touch; the create's key makes its retry safe.
+  return tabId === "" || changes.every((change) => change.tab_id !== tabId);
 }
 
 /**
  * One deck in its own Note. Before each write try, the person saves the Note
  * a Poisson(4 s × 1/60 s) number of times (the saves in the 4 s between the
- * agent's read and its write); any save makes that try a version conflict,
- * and the agent re-reads with list_note_tabs and tries again, same key, new
- * version, after another 4 s. Write w's tries draw from (seed, deck, w), the
- * same for both strategies.
+ * agent's read, or the conflict's answer, and its write); any save makes that
+ * try a version conflict, and the agent re-reads with list_note_tabs (or,
+ * under rules.onConflict "changes", retries at once when the conflict's
+ * changes did not touch its deck) and tries again, same key, new version,
+ * after another 4 s. Write w's tries draw from (seed, 5, deck, w), the same
+ * for every strategy and rule; which saves are renames, from (seed, 6, deck, w).
  */
-function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag: string): Script<OutlineFigures> {
-  const noteId = noteIdFor(5, tag, `${strategy}-${String(deck).padStart(4, "0")}`);
+export function* writeDeck(config: DeckConfig, strategy: Strategy, deck: number, tag: string, rules: DeckRules = TODAY, unit?: string): Script<OutlineFigures> {
+  const noteId = unit === undefined ? noteIdFor(5, tag, `${strategy}-${String(deck).padStart(4, "0")}`) : noteIdFor(6, tag, unit);
   yield* setUpNote(noteId, `Experiment 5: deck ${deck}`);
-  const meter = new Meter();
-  const figures: DeckFigures = { strategy, deck, writes: 0, write_bytes: 0, calls: 0, bytes: 0, conflicts: 0, person_saves: 0, slides: 0 };
+  const meter = new Meter(rules.audit);
+  const figures: DeckFigures = {
+    strategy,
+    deck,
+    writes: 0,
+    write_bytes: 0,
+    calls: 0,
+    bytes: 0,
+    answer_bytes: 0,
+    conflict_answer_bytes: 0,
+    conflicts: 0,
+    re_reads: 0,
+    touched_conflicts: 0,
+    person_saves: 0,
+    renames: 0,
+    slides: 0,
+    final_deck: null,
+    deck_exact: null,
+  };
   let version = expectOk(yield* meter.call("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
   const lambda = config.thinkSeconds * config.savesPerSecond;
   let tabId = "";
@@ -116,13 +233,21 @@ function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag
   const writes = strategy === "outline" ? 1 : 1 + DECK.length;
   for (let w = 0; w < writes; w++) {
     const tries = stream(config.seed, 5, deck, w);
+    const kinds = rules.renameShare > 0 ? stream(config.seed, 6, deck, w) : null;
     const key = `deck-${deck}-write-${w}`;
     for (let attempt = 0; ; attempt++) {
       if (attempt > 1000) throw new Error(`write ${w} of deck ${deck} did not settle in 1,000 tries`);
       const saves = tries.poisson(lambda);
+      let touched = false;
       for (let s = 0; s < saves; s++) {
         figures.person_saves += 1;
-        expectOk(yield* person({ op: "save_markdown", note_id: noteId, text: `Saved by the person, save ${figures.person_saves}` }), "save_markdown");
+        if (kinds !== null && kinds.chance(rules.renameShare) && tabId !== "") {
+          figures.renames += 1;
+          touched = true;
+          expectOk(yield* person({ op: "rename_tab", note_id: noteId, tab_id: tabId, label: `Launch plan, renamed ${figures.renames}` }), "rename_tab");
+        } else {
+          expectOk(yield* person({ op: "save_markdown", note_id: noteId, text: `Saved by the person, save ${figures.person_saves}` }), "save_markdown");
+        }
       }
       const before = meter.bytes;
       let answer: Answer<{ version: number; tab_id: string; slide_count?: number }>;
@@ -155,12 +280,26 @@ function* writeDeck(config: OutlineConfig, strategy: Strategy, deck: number, tag
       }
       if (answer.error.code !== "version_conflict") throw new Error(`write ${w}: unexpected ${answer.error.code}: ${answer.error.message}`);
       figures.conflicts += 1;
+      if (rules.audit) figures.conflict_answer_bytes += answerBytes(meter.calls, answer);
+      if (touched) figures.touched_conflicts += 1;
+      if (rules.onConflict === "changes" && untouched(answer.error, tabId)) {
+        version = answer.error.current_version;
+        continue;
+      }
+      figures.re_reads += 1;
       version = expectOk(yield* meter.call("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
     }
   }
   if (figures.slides !== DECK.length) throw new Error(`deck ${deck} ended with ${figures.slides} slides, not ${DECK.length}`);
   figures.calls = meter.calls;
   figures.bytes = meter.bytes;
+  figures.answer_bytes = meter.answerBytes;
+  if (rules.audit) {
+    const read = expectOk(yield* agent("read_note_tab", { note_id: noteId, tab_id: tabId }), "read_note_tab");
+    const slides = "slides" in read ? read.slides.map((s) => ({ title: s.title, body: s.body })) : [];
+    figures.final_deck = hashHex(JSON.stringify(slides));
+    figures.deck_exact = slides.length === DECK.length && slides.every((s, i) => s.title === DECK[i]?.title && s.body === DECK[i]?.body);
+  }
   return { kind: "deck", figures };
 }
 
@@ -176,7 +315,7 @@ function* listSources(config: OutlineConfig, tag: string): Script<OutlineFigures
     );
     version = added.version;
   }
-  const meter = new Meter();
+  const meter = new Meter(false);
   const perCall: number[] = [];
   let cursor: string | undefined;
   for (;;) {

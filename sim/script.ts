@@ -8,11 +8,11 @@
  */
 import type { z } from "zod";
 import type { inputs } from "../src/mcp/schemas.js";
-import type { AddedSource, AttachmentPage, CreatedTab, EditedTab, TabList } from "../src/note/commands.js";
+import type { AddedSource, AttachmentPage, CreatedTab, EditedTab, TabContent, TabList } from "../src/note/commands.js";
 import type { Counterfactual } from "../src/note/note.js";
 
 /** The agent's tools the experiments call. */
-export type AgentTool = "list_note_tabs" | "create_note_tab" | "edit_note_tab" | "add_note_source" | "list_note_attachments";
+export type AgentTool = "list_note_tabs" | "read_note_tab" | "create_note_tab" | "edit_note_tab" | "add_note_source" | "list_note_attachments";
 
 /** A tool's arguments, exactly as its input schema takes them. */
 export type ToolArgs<N extends AgentTool> = z.input<(typeof inputs)[N]>;
@@ -20,6 +20,7 @@ export type ToolArgs<N extends AgentTool> = z.input<(typeof inputs)[N]>;
 /** A tool's successful result: its `structuredContent`, the domain's output. */
 export interface ToolOutputs {
   list_note_tabs: TabList;
+  read_note_tab: TabContent;
   create_note_tab: CreatedTab;
   edit_note_tab: EditedTab;
   add_note_source: AddedSource;
@@ -40,7 +41,9 @@ export type PersonAction =
   | { op: "create_note"; note_id: string; title: string }
   | { op: "approve"; note_id: string }
   /** A save somewhere in the Note: the Markdown text, which no experiment reads. */
-  | { op: "save_markdown"; note_id: string; text: string };
+  | { op: "save_markdown"; note_id: string; text: string }
+  /** The person renames a tab (experiment 6: the agent's deck). */
+  | { op: "rename_tab"; note_id: string; tab_id: string; label: string };
 
 export type Step =
   | { kind: "agent"; tool: AgentTool; args: Record<string, unknown> }

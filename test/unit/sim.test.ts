@@ -5,15 +5,18 @@
  * holds trial by trial; experiment 3 runs whole (it is small).
  */
 import { describe, expect, it } from "vitest";
+import { errorResult, successResult } from "../../src/mcp/results.js";
 import { inputs } from "../../src/mcp/schemas.js";
+import type { NoteError } from "../../src/note/errors.js";
 import { TOOLS_BY_NAME } from "../../src/mcp/tools.js";
 import { EXPERIMENTS, makePlan, runExperiments, sections, toJson, jobsOf, runJob, collect, assemble, type Results } from "../../sim/experiments.js";
-import { World } from "../../sim/in-process.js";
+import { conflictsConfig, conflictsUnits, type ConflictDeck, type ConflictsRow } from "../../sim/conflicts.js";
+import { runInProcess, World } from "../../sim/in-process.js";
 import { handlesChunks, handlesConfig, handlesResult, runHandles, runHandlesChunk, type HandlesResult } from "../../sim/handles.js";
 import { expNeg, stream } from "../../sim/random.js";
 import { renderMarkdown } from "../../sim/report.js";
 import { IN_PROCESS_TAG, type Reply, type Step, type Unit } from "../../sim/script.js";
-import { requestBytes } from "../../sim/outline.js";
+import { answerBytes, requestBytes, untouched, utf8Length } from "../../sim/outline.js";
 import { spell, SPELLINGS } from "../../sim/sources.js";
 import { SEVEN_SPELLINGS } from "../support/spellings.js";
 
@@ -166,6 +169,96 @@ describe("experiment 5: a whole deck in one outline call", () => {
   });
 });
 
+describe("experiment 6: version conflicts that carry the changes since", () => {
+  // 40 decks per row (--trials 800): enough renames that the re-read path runs in many decks.
+  const config = conflictsConfig({ trials: 800 });
+  let decksCache: ConflictDeck[] | undefined;
+  /** Every deck of every row, run one by one, so each deck's own figures can be checked. */
+  function decks(): ConflictDeck[] {
+    decksCache ??= conflictsUnits(config).map((unit) => runInProcess(unit));
+    return decksCache;
+  }
+  const rowsOf = (): ConflictsRow[] => runExperiments({ trials: 800 }, new Set([6])).conflicts?.rows ?? [];
+
+  it("never makes a deck wrong: every deck of every row reads back as the outline's 12 slides, once each, in order, the same as the re-read deck", () => {
+    const all = decks();
+    expect(all).toHaveLength(4 * config.decks);
+    for (const { mix, policy, figures } of all) expect(figures.deck_exact, `${mix}, ${policy}, deck ${figures.deck}`).toBe(true);
+    for (const mix of ["markdown", "renames"] as const) {
+      const reference = all.filter((d) => d.mix === mix && d.policy === "re-read").map((d) => d.figures.final_deck);
+      const changes = all.filter((d) => d.mix === mix && d.policy === "changes").map((d) => d.figures.final_deck);
+      expect(changes).toEqual(reference);
+    }
+  });
+
+  it("re-lists exactly when a change touched the agent's deck: never in experiment 5's Markdown saves, after each rename otherwise", () => {
+    let touched = 0;
+    for (const { mix, policy, figures } of decks()) {
+      const label = `${mix}, ${policy}, deck ${figures.deck}`;
+      // touched_conflicts is what the script did (it renamed the deck in that try's window), not what the server said.
+      if (policy === "re-read") expect(figures.re_reads, label).toBe(figures.conflicts);
+      else expect(figures.re_reads, label).toBe(figures.touched_conflicts);
+      if (mix === "markdown") expect(figures.touched_conflicts, label).toBe(0);
+      if (mix === "renames" && policy === "changes") touched += figures.touched_conflicts;
+    }
+    // The fallback path ran, and conflicts without a rename were retried at once in the same decks.
+    expect(touched).toBeGreaterThan(0);
+    const renames = decks().filter((d) => d.mix === "renames" && d.policy === "changes");
+    expect(renames.some((d) => d.figures.touched_conflicts > 0 && d.figures.conflicts > d.figures.re_reads)).toBe(true);
+  });
+
+  it("every row meets the same saves and conflicts; retrying at once saves calls and bytes in both mixes", () => {
+    const rows = rowsOf();
+    expect(rows.map((r) => [r.mix, r.policy])).toEqual([
+      ["markdown", "re-read"],
+      ["markdown", "changes"],
+      ["renames", "re-read"],
+      ["renames", "changes"],
+    ]);
+    const first = rows[0];
+    for (const row of rows) expect({ conflicts: row.conflicts, saves: row.person_saves }).toEqual({ conflicts: first?.conflicts, saves: first?.person_saves });
+    expect(first?.conflicts).toBeGreaterThan(0);
+    for (const mix of ["markdown", "renames"] as const) {
+      const today = rows.find((r) => r.mix === mix && r.policy === "re-read");
+      const changes = rows.find((r) => r.mix === mix && r.policy === "changes");
+      if (today === undefined || changes === undefined) throw new Error(`no rows for ${mix}`);
+      expect(changes.calls_per_deck).toBeLessThan(today.calls_per_deck);
+      expect(changes.bytes_per_deck).toBeLessThan(today.bytes_per_deck);
+      expect(changes.request_bytes_per_deck + changes.answer_bytes_per_deck).toBeCloseTo(changes.bytes_per_deck, 6);
+      // Each call left out is one re-read: the first list and every write try are the same in both.
+      expect((today.calls_per_deck - changes.calls_per_deck) * changes.decks).toBeCloseTo(today.re_reads - changes.re_reads, 6);
+    }
+  });
+
+  it("today's row is experiment 5's slide-by-slide row at the same seed and number of decks", () => {
+    // Experiment 6 at --trials 800 has 40 decks per row, experiment 5 at --trials 200 too.
+    const five = runExperiments({ trials: 200 }, new Set([5])).outline?.rows.find((r) => r.strategy === "slide-by-slide");
+    const today = rowsOf().find((r) => r.mix === "markdown" && r.policy === "re-read");
+    expect(five?.decks).toBe(config.decks);
+    expect(today).toMatchObject({ decks: five?.decks, conflicts: five?.conflicts, calls_per_deck: five?.calls_per_deck, request_bytes_per_deck: five?.all_request_bytes_per_deck });
+  });
+
+  it("retries at once only on a complete list of changes that names none of its deck", () => {
+    const conflict = (changes: { version: number; tab_id?: string }[], complete = true) => ({ code: "version_conflict", message: "m", expected_version: 3, current_version: 5, changes, changes_complete: complete });
+    expect(untouched(conflict([{ version: 4, tab_id: "markdown" }, { version: 5 }]), "slides-4-a")).toBe(true);
+    expect(untouched(conflict([{ version: 4, tab_id: "markdown" }, { version: 5, tab_id: "slides-4-a" }]), "slides-4-a")).toBe(false);
+    expect(untouched(conflict([{ version: 4, tab_id: "markdown" }], false), "slides-4-a")).toBe(false);
+    expect(untouched({ code: "version_conflict", message: "an older server's conflict", expected_version: 3, current_version: 5 }, "slides-4-a")).toBe(false);
+    // No deck yet (its create conflicted): nothing can have touched it, and the create's key makes the retry safe.
+    expect(untouched(conflict([{ version: 4, tab_id: "slides-4-a" }]), "")).toBe(true);
+  });
+
+  it("counts an answer as the JSON-RPC response the MCP server sends, in UTF-8 bytes", () => {
+    const encoder = new TextEncoder();
+    const sent = (id: number, result: unknown): number => encoder.encode(JSON.stringify({ result, jsonrpc: "2.0", id })).length;
+    const value = { note_id: "n1", version: 12, tabs: [{ id: "slides-4-x", label: "Café \"plan\" \\ 😀\n—", slide_count: 3 }] };
+    for (const id of [1, 9, 10, 123]) expect(answerBytes(id, { ok: true, value }), `id ${id}`).toBe(sent(id, successResult(value)));
+    const error = { code: "version_conflict", message: "Expected version 3 is behind \"5\"", expected_version: 3, current_version: 5, changes: [{ version: 4, at: "2026-01-05T09:00:00.001Z", actor: { kind: "person", user: "zoë" }, operation: "rename_tab", tab_id: "slides-4-x" }], changes_complete: true };
+    expect(answerBytes(7, { ok: false, error })).toBe(sent(7, errorResult(error as unknown as NoteError)));
+    for (const text of ["", "plain", "é", "—", "😀", "a\u0000b"]) expect(utf8Length(text), JSON.stringify(text)).toBe(encoder.encode(text).length);
+  });
+});
+
 /** The in-process World behind the edge of a live run: every agent step's arguments parsed by the tool's input schema first. */
 class EdgeWorld extends World {
   readonly refused: { tool: string; args: unknown; problems: string[] }[] = [];
@@ -182,9 +275,9 @@ class EdgeWorld extends World {
 }
 
 describe("the requests", () => {
-  it("every tool call experiments 3, 4 and 5 send is one the tool's input schema accepts, as a live run's edge does", () => {
-    const plan = makePlan({ trials: 100 }, new Set([3, 4, 5]));
-    const units: Unit<unknown>[] = [...(plan.idempotency?.units ?? []), ...(plan.sources?.units ?? []), ...(plan.outline?.units ?? [])];
+  it("every tool call experiments 3, 4, 5 and 6 send is one the tool's input schema accepts, as a live run's edge does", () => {
+    const plan = makePlan({ trials: 100 }, new Set([3, 4, 5, 6]));
+    const units: Unit<unknown>[] = [...(plan.idempotency?.units ?? []), ...(plan.sources?.units ?? []), ...(plan.outline?.units ?? []), ...(plan.conflicts?.units ?? [])];
     const refused: EdgeWorld["refused"] = [];
     let parsed = 0;
     for (const unit of units) {
@@ -216,6 +309,7 @@ describe("reproducible runs", () => {
     expect(b.idempotency?.rows).not.toEqual(a.idempotency?.rows);
     expect(b.sources?.rows).not.toEqual(a.sources?.rows);
     expect(b.outline?.rows).not.toEqual(a.outline?.rows);
+    expect(b.conflicts?.rows).not.toEqual(a.conflicts?.rows);
   });
 
   it("running the jobs in any order or split (as --live runs units side by side) changes no figure", () => {
@@ -243,19 +337,19 @@ describe("the output", () => {
   it("prints every experiment's heading, table and note; --json has one key per experiment with its rows", () => {
     const results = runExperiments({ trials: 100 }, ALL);
     const text = renderMarkdown(sections(results, ALL));
-    for (const n of [1, 2, 3, 4, 5]) expect(text).toContain(`### ${n}. `);
-    for (const column of ["correct deck", "wrong deck", "not found", "passed version check", "tabs, total", "calls, total", "stored sources", "duplicates per session", "caught by new URL()", "writes per deck", "request bytes per deck", "conflicts per deck"]) {
+    for (const n of [1, 2, 3, 4, 5, 6]) expect(text).toContain(`### ${n}. `);
+    for (const column of ["correct deck", "wrong deck", "not found", "passed version check", "tabs, total", "calls, total", "stored sources", "duplicates per session", "caught by new URL()", "writes per deck", "request bytes per deck", "conflicts per deck", "answer bytes per deck", "re-reads", "decks exactly right"]) {
       expect(text).toContain(column);
     }
     const json = toJson(results, ALL);
-    expect(Object.keys(json)).toEqual(["handles", "version_vs_target", "idempotency_order", "source_keys", "outline_vs_slide_by_slide"]);
+    expect(Object.keys(json)).toEqual(["handles", "version_vs_target", "idempotency_order", "source_keys", "outline_vs_slide_by_slide", "conflict_changes"]);
     for (const value of Object.values(json)) expect((value as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
   });
 
   it("drives the same Note operations the MCP tools do", () => {
     const plan = makePlan({ trials: 100 }, new Set([3]));
     expect(plan.idempotency?.units.filter((u) => u.counterfactual?.versionBeforeKey === true)).toHaveLength(9);
-    for (const tool of ["list_note_tabs", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"]) {
+    for (const tool of ["list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"]) {
       expect(TOOLS_BY_NAME.get(tool)?.command).toBeTruthy();
     }
   });
