@@ -160,7 +160,8 @@ function meanConflictAnswer(rows: readonly ConflictsRow[]): number {
 function against(value: number, base: number, digits: number): string {
   const diff = value - base;
   const sign = diff < 0 ? "−" : "+";
-  return `${sign}${Math.abs(diff).toFixed(digits)} (${sign}${base === 0 ? "–" : percent(Math.abs(diff), base)})`;
+  const size = digits === 0 ? count(Math.abs(diff)) : Math.abs(diff).toFixed(digits);
+  return `${sign}${size} (${sign}${base === 0 ? "–" : percent(Math.abs(diff), base)})`;
 }
 
 export function conflictsSection(result: ConflictsResult): Section {

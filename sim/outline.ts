@@ -61,7 +61,7 @@ export interface DeckFigures {
   renames: number;
   /** Slides in the deck at the end, as its last answer said. */
   slides: number;
-  /** With readBack: the deck read back at the end (titles and bodies, in order) as a hash, and whether it is DECK exactly. */
+  /** With rules.audit: the deck read back at the end (titles and bodies, in order) as a hash, and whether it is DECK exactly. */
   final_deck: string | null;
   deck_exact: boolean | null;
 }
@@ -88,7 +88,7 @@ export function outlineUnits(config: OutlineConfig): Unit<OutlineFigures>[] {
   return units;
 }
 
-/** The UTF-8 length of a string, without encoding it (the run serializes about 300,000 bodies). */
+/** The UTF-8 length of a string, without encoding it (a run measures about 100,000 bodies). */
 export function utf8Length(text: string): number {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
@@ -121,7 +121,12 @@ function quotedExtra(json: string): number {
   return extra;
 }
 
-/** The bytes of `{"result":{…},"jsonrpc":"2.0","id":}` around a result, for a success (text and structuredContent) and for a failure (isError and text). */
+/**
+ * The bytes of a response around its figures, for a success (text and
+ * structuredContent) and a failure (isError and text): the response with an
+ * empty text, less that text's quotes (2), and less the 0 standing for
+ * structuredContent (1) and for the id (1).
+ */
 const SUCCESS_FRAME = utf8Length(JSON.stringify({ result: { content: [{ type: "text", text: "" }], structuredContent: 0 }, jsonrpc: "2.0", id: 0 })) - 2 - 1 - 1;
 const FAILURE_FRAME = utf8Length(JSON.stringify({ result: { isError: true, content: [{ type: "text", text: "" }] }, jsonrpc: "2.0", id: 0 })) - 2 - 1;
 
