@@ -15,7 +15,8 @@ import { TOOLS_BY_NAME } from "../src/mcp/tools.js";
 import { IN_PROCESS_TAG, type AgentTool, type PersonAction, type Reply, type Script, type Step, type Unit } from "./script.js";
 
 export const USER = "alice";
-export const AGENT: Caller = { user: USER, channel: "connector" };
+/** The agent, with an OAuth client as the MCP route sets it, so the change log names it an agent (with --live, the local sign-in's client, "Local script"). */
+export const AGENT: Caller = { user: USER, channel: "connector", client: { id: "sim-agent", name: "Local script" } };
 export const APP: Caller = { user: USER, channel: "app" };
 
 /** The simulated clock starts here (Monday 5 January 2026, 09:00 UTC) and ticks 1 ms per step. */
