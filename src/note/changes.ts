@@ -46,9 +46,10 @@ export const IDS_PER_CHANGE = 20;
 /** The entries a version_conflict carries at most (list_note_changes has the rest). */
 export const CONFLICT_CHANGES = 20;
 
+/** The door decides who wrote: a connector's write is an agent's, even one whose caller names no client (it never hides as the person's). */
 export function actorOf(caller: Caller): Actor {
-  if (caller.channel === "app" || caller.client === undefined) return { kind: "person", user: caller.user };
-  return { kind: "agent", user: caller.user, client_id: caller.client.id, client_name: caller.client.name };
+  if (caller.channel === "app") return { kind: "person", user: caller.user };
+  return { kind: "agent", user: caller.user, client_id: caller.client?.id ?? "(unknown)", client_name: caller.client?.name ?? null };
 }
 
 /** The log's name for an operation: an edit's own (slide_update, row_move), else the command's. */

@@ -94,6 +94,13 @@ describe("the change log", () => {
     expect(ahead.ok ? null : ahead.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "since_version" }] });
   });
 
+  it("a connector's write is an agent's, even when its caller names no client", () => {
+    const { note } = newNote();
+    value(note.execute({ user: "alice", channel: "connector" }, "create_tab", { expected_version: 2, idempotency_key: "k", tab_type: "slides" }));
+    const [entry] = value(note.execute(APP, "list_changes", { since_version: 2 })).changes;
+    expect(entry?.actor).toEqual({ kind: "agent", user: "alice", client_id: "(unknown)", client_name: null });
+  });
+
   it("a failed or unchanged call writes no entry", () => {
     const { note, store } = newNote();
     const before = JSON.stringify(store.tables().changes);
