@@ -18,6 +18,7 @@ import { clip } from "../note/unicode.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
+import { liveRequest } from "../storage/live.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
 export const api = new Hono<AppEnv>().basePath("/api/v1");
@@ -104,6 +105,7 @@ const queries = {
     since_version: wholeNumber.pipe(z.int().min(0)),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
   }),
+  live: z.strictObject({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
   attachments: z.strictObject({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -298,6 +300,33 @@ api.post("/notes/:id/tabs/:tab/columns", (c) => change(c, "columns_add", bodies.
 api.post("/notes/:id/tabs/:tab/rows", (c) => change(c, "rows_append", bodies.rows, undefined, 201));
 api.patch("/notes/:id/tabs/:tab/rows/:row", (c) => change(c, moveOr("row_move", "row_update"), bodies.patchRow, "row"));
 api.delete("/notes/:id/tabs/:tab/rows/:row", (c) => change(c, "row_delete", bodies.itemChange, "row"));
+
+/**
+ * The Note's live socket (docs/live.md). The resource server has checked the
+ * token (a Bearer header; the page's cookie is bridged into one); a browser
+ * page of another origin must not ride on it, so an `Origin` must be this
+ * server's own. The object checks membership and accepts the socket; the
+ * user reaches it in a request built here, so no incoming header can name one.
+ */
+api.get("/notes/:id/live", async (c) => {
+  const origin = c.req.header("Origin");
+  if (origin !== undefined && origin !== new URL(c.req.url).origin) {
+    return c.json({ error: { code: "forbidden_origin", message: `A page of ${clip(origin, 100)} may not open this server's live updates.` } }, 403);
+  }
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+    c.header("Upgrade", "websocket");
+    return c.json({ error: { code: "upgrade_required", message: "This route opens a WebSocket: send the request with Upgrade: websocket." } }, 426);
+  }
+  const id = noteIdSchema.safeParse(c.req.param("id"));
+  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_'" }]));
+  const query = parseArguments(queries.live, queryOf(c));
+  if (!query.ok) return errorResponse(c, query.error);
+  const since = (query.value as { since?: number }).since ?? null;
+  const opening = liveRequest({ noteId: id.data, user: c.get("principal").user, since });
+  const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.data)).fetch(opening);
+  if (answer.webSocket !== null) return answer;
+  return errorResponse(c, ((await answer.json()) as { error: NoteError }).error);
+});
 
 api.put("/notes/:id/markdown", async (c) => run(c, c.req.param("id"), "set_markdown", bodies.markdown, await argumentsOf(c)));
 

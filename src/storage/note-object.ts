@@ -5,15 +5,17 @@
  * transaction, and after the commit does the I/O that must not sit inside it:
  * directory deliveries, the alarm that prunes idempotency records, and the
  * erasure of a deleted Note once every member's directory has dropped it.
+ * It also holds its people's live sockets (src/storage/live.ts, docs/live.md).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
 import type { Caller, CommandName, Input, Output } from "../note/commands.js";
 import { KEYED_COMMANDS } from "../note/commands.js";
 import { Note } from "../note/note.js";
-import type { Result } from "../note/result.js";
+import { ok, type Result } from "../note/result.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
+import { NOTE_GONE, readLiveRequest, type LiveAttachment, type LiveOpening } from "./live.js";
 import { NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
@@ -40,6 +42,8 @@ export class NoteObject extends DurableObject<Env> {
     this.store = new SqliteNoteStore(this.sql, ctx.storage);
     this.#retentionMs = settingsOf(env).idempotencyRetentionMs;
     this.#migrate();
+    // Keep-alive pings are answered without waking the object.
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   }
 
   /** Runs one operation of the Note's rules; the Note runs it in one transaction. */
@@ -53,9 +57,65 @@ export class NoteObject extends DurableObject<Env> {
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
     // A reset before the removals are delivered would leave a tombstone nothing retries (every later call answers
     // note_not_found and delivers nothing): the alarm does, and the erasure takes it with it.
+    if (result.ok && name === "delete_note") this.#closeSockets(null, "the Note was deleted");
     if (result.ok && name === "delete_note") await this.#alarmBy(Date.now() + REDELIVERY_MS);
     if (this.store.queuedDirectoryEntries()) await this.#deliver();
     return result;
+  }
+
+  /**
+   * A person's live socket, forwarded by the Worker's /live route once the
+   * resource server authenticated them. The first frames are computed before
+   * the socket is accepted, with no await in between: no commit can fall
+   * between them and the first broadcast the socket receives.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const opening = readLiveRequest(request);
+    if (opening === null) throw new Error("the Note object's fetch serves only the Worker's live requests");
+    this.#migrate();
+    const first = this.#firstFrames(opening);
+    if (!first.ok) return Response.json({ error: first.error }, { status: first.error.code === "note_not_found" ? 404 : 422 });
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [opening.user]);
+    server.serializeAttachment({ user: opening.user } satisfies LiveAttachment);
+    for (const frame of first.value) server.send(frame);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** The socket only sends: a client's message other than the keep-alive ping closes it. */
+  override webSocketMessage(ws: WebSocket): void {
+    ws.close(1003, "this socket only sends; reconnect to catch up");
+  }
+
+  /** The client closed: close our side too (a socket left half-open is never reused). */
+  override webSocketClose(ws: WebSocket, code: number): void {
+    try {
+      ws.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // Already closed.
+    }
+  }
+
+  override webSocketError(): void {
+    // The runtime has closed the socket and forgets it; nothing of it is kept elsewhere.
+  }
+
+  /** What a socket receives first: a snapshot of the Note, or the entries since the version it saw. */
+  #firstFrames(opening: LiveOpening): Result<string[]> {
+    const read = this.#noteFor(opening.noteId).execute({ user: opening.user, channel: "app" }, "read_note", {});
+    if (!read.ok) return read;
+    return ok([JSON.stringify({ type: "snapshot", version: read.value.version, note: read.value, changes: [] })]);
+  }
+
+  /** Closes `user`'s sockets (null: everyone's) with NOTE_GONE. */
+  #closeSockets(user: string | null, reason: string): void {
+    for (const ws of user === null ? this.ctx.getWebSockets() : this.ctx.getWebSockets(user)) {
+      try {
+        ws.close(NOTE_GONE, reason);
+      } catch {
+        // Already closing.
+      }
+    }
   }
 
   /** Prunes idempotency records past retention and retries undelivered directory entries (and a deleted Note's erasure). */
