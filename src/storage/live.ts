@@ -5,6 +5,8 @@
  * everything a socket needs after the object wakes up again is on the socket
  * itself: its tag and attachment name its user, never a field of the object.
  */
+import type { ChangeEntry } from "../note/changes.js";
+import type { WholeNote } from "../note/commands.js";
 
 /**
  * The header that carries the authenticated user from the Worker to the
@@ -17,11 +19,18 @@ export const LIVE_USER_HEADER = "X-Notes-Live-User";
 /** The close code for a socket whose Note is gone to its person: the member removed, or the Note deleted. */
 export const NOTE_GONE = 4404;
 
-/** The most entries one `changes` frame carries: a long catch-up arrives as several frames, in order. */
-export const CHANGES_PAGE = 200;
-
 /** How many of the latest entries a snapshot carries, for the activity feed. */
 export const SNAPSHOT_CHANGES = 50;
+
+/**
+ * What the server sends, one JSON text frame each. A catch-up longer than a
+ * page of the log (LIMITS.changesPageSize) arrives as several `changes`
+ * frames, in order; `version` is the Note's version when the socket opened.
+ */
+export type LiveMessage =
+  | { type: "changes"; version: number; changes: ChangeEntry[] }
+  | { type: "snapshot"; version: number; note: WholeNote; changes: ChangeEntry[] }
+  | { type: "change"; change: ChangeEntry };
 
 /** What a socket keeps across hibernation. */
 export interface LiveAttachment {

@@ -9,13 +9,15 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
-import type { Caller, CommandName, Input, Output } from "../note/commands.js";
+import type { ChangeEntry } from "../note/changes.js";
+import type { Caller, ChangePage, CommandName, Input, Output } from "../note/commands.js";
 import { KEYED_COMMANDS } from "../note/commands.js";
+import { LIMITS } from "../note/limits.js";
 import { Note } from "../note/note.js";
 import { ok, type Result } from "../note/result.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
-import { NOTE_GONE, readLiveRequest, type LiveAttachment, type LiveOpening } from "./live.js";
+import { NOTE_GONE, readLiveRequest, SNAPSHOT_CHANGES, type LiveAttachment, type LiveMessage, type LiveOpening } from "./live.js";
 import { NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
@@ -51,13 +53,12 @@ export class NoteObject extends DurableObject<Env> {
     // After an erasure the database is empty, tables and all: a later create_note starts a new Note.
     this.#migrate();
     const result = this.#noteFor(noteId).execute(caller, name, input);
-    // What committed, for the Note's open pages (nothing sends them yet): taken every time, so nothing piles up.
-    this.store.takeCommittedChanges();
+    // What committed goes to the open sockets now, outside the transaction and before any await: in commit order.
+    this.#broadcast(this.store.takeCommittedChanges());
     // The alarm before the delivery: an erasure at its end (deleteAll) takes any alarm with it.
     if (result.ok && KEYED.has(name)) await this.#alarmBy(Date.now() + this.#retentionMs);
     // A reset before the removals are delivered would leave a tombstone nothing retries (every later call answers
     // note_not_found and delivers nothing): the alarm does, and the erasure takes it with it.
-    if (result.ok && name === "delete_note") this.#closeSockets(null, "the Note was deleted");
     if (result.ok && name === "delete_note") await this.#alarmBy(Date.now() + REDELIVERY_MS);
     if (this.store.queuedDirectoryEntries()) await this.#deliver();
     return result;
@@ -100,11 +101,59 @@ export class NoteObject extends DurableObject<Env> {
     // The runtime has closed the socket and forgets it; nothing of it is kept elsewhere.
   }
 
-  /** What a socket receives first: a snapshot of the Note, or the entries since the version it saw. */
-  #firstFrames(opening: LiveOpening): Result<string[]> {
-    const read = this.#noteFor(opening.noteId).execute({ user: opening.user, channel: "app" }, "read_note", {});
-    if (!read.ok) return read;
-    return ok([JSON.stringify({ type: "snapshot", version: read.value.version, note: read.value, changes: [] })]);
+  /**
+   * What a socket receives first: every entry after `since`, in pages, when
+   * the log still holds them all; else (no `since`, entries pruned, or a
+   * `since` ahead of the Note, as after a deletion and a new Note under the
+   * same ID) a snapshot. The domain checks membership on every read.
+   */
+  #firstFrames({ noteId, user, since }: LiveOpening): Result<string[]> {
+    const note = this.#noteFor(noteId);
+    const caller: Caller = { user, channel: "app" };
+    const head = note.execute(caller, "list_changes", { since_version: 0, limit: 1 });
+    if (!head.ok) return head;
+    const { version, oldest_version: oldest } = head.value;
+    const covered = since !== null && since <= version && (since === version || (oldest !== null && oldest <= since + 1));
+    if (!covered) {
+      const whole = note.execute(caller, "read_note", {});
+      if (!whole.ok) return whole;
+      const recent = note.execute(caller, "list_changes", { since_version: Math.max(0, version - SNAPSHOT_CHANGES), limit: SNAPSHOT_CHANGES });
+      if (!recent.ok) return recent;
+      return ok([JSON.stringify({ type: "snapshot", version, note: whole.value, changes: recent.value.changes } satisfies LiveMessage)]);
+    }
+    const frames: string[] = [];
+    let after: number | null = since;
+    while (after !== null) {
+      const page: Result<ChangePage> = note.execute(caller, "list_changes", { since_version: after, limit: LIMITS.changesPageSize });
+      if (!page.ok) return page;
+      frames.push(JSON.stringify({ type: "changes", version, changes: page.value.changes } satisfies LiveMessage));
+      after = page.value.next_since_version;
+    }
+    return ok(frames);
+  }
+
+  /**
+   * Sends each committed entry to every open socket. A member's removal
+   * closes their sockets first (they see nothing after it); a deletion
+   * reaches everyone, then closes every socket.
+   */
+  #broadcast(changes: ChangeEntry[]): void {
+    if (changes.length === 0) return;
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return;
+    for (const change of changes) {
+      if (change.operation === "remove_member" && change.member !== undefined) this.#closeSockets(change.member, "you are no longer a member of this Note");
+      const frame = JSON.stringify({ type: "change", change } satisfies LiveMessage);
+      for (const ws of sockets) {
+        if (ws.readyState !== WebSocket.OPEN) continue;
+        try {
+          ws.send(frame);
+        } catch {
+          // Closed under us: its client reconnects and catches up.
+        }
+      }
+      if (change.operation === "delete_note") this.#closeSockets(null, "the Note was deleted");
+    }
   }
 
   /** Closes `user`'s sockets (null: everyone's) with NOTE_GONE. */

@@ -2,8 +2,12 @@
  * The Note's live socket (docs/live.md) through the Worker and the real Note
  * object: who may open one, what it sends first, and what closes it.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, fetchWorker, newNote, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
+import { CHANGES_KEPT } from "../../src/note/changes.js";
+import type { NoteObject } from "../../src/storage/note-object.js";
+import { api, failure, fetchWorker, newNote, ok, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 
@@ -58,6 +62,31 @@ async function connect(noteId: string, opening: Opening = {}): Promise<Live> {
   const response = await openLive(noteId, opening);
   if (response.status !== 101 || response.webSocket === null) throw new Error(`live answered ${response.status}: ${await response.text()}`);
   return new Live(response.webSocket);
+}
+
+/** The log's entries after `since`, as the person's API pages them. */
+async function logSince(noteId: string, since: number): Promise<any[]> {
+  const entries: any[] = [];
+  for (let after: number | null = since; after !== null; ) {
+    const page = await api("GET", `/notes/${noteId}/changes?since_version=${after}&limit=200`);
+    expect(page.status).toBe(200);
+    entries.push(...page.body.changes);
+    after = page.body.next_since_version;
+  }
+  return entries;
+}
+
+/** `count` changes of the person's Markdown, straight on the Note's object (quicker than as many requests); the last version. */
+function writeMany(noteId: string, count: number): Promise<number> {
+  return runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), async (instance: NoteObject) => {
+    let version = 0;
+    for (let i = 0; i < count; i++) {
+      const result = await instance.execute(noteId, { user: "alice", channel: "app" }, "set_markdown", { text: `draft ${i}` });
+      if (!result.ok) throw new Error(JSON.stringify(result.error));
+      version = result.value.version;
+    }
+    return version;
+  });
 }
 
 /** An answer as a client sees it, with the Note's ID written as NOTE: what must not tell an existing Note from a missing one. */
@@ -141,7 +170,136 @@ describe("what a socket receives first", () => {
   });
 });
 
+describe("what a socket receives after each commit", () => {
+  it("an agent's write and a person's each arrive as one change message carrying the log's entry", async () => {
+    const { noteId, version } = await newNote();
+    const live = await connect(noteId, { since: version });
+    expect(await live.next()).toEqual({ type: "changes", version, changes: [] });
+
+    const created = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides", slides: [{ title: "One" }, { title: "Two" }] });
+    const agents = await live.next();
+    const renamed = await api("PATCH", `/notes/${noteId}/tabs/${created.tab_id}`, { label: "Renamed" });
+    const persons = await live.next();
+
+    const log = await logSince(noteId, version);
+    expect(log.map((e) => e.version)).toEqual([version + 1, version + 2]);
+    expect(agents).toEqual({ type: "change", change: log[0] });
+    expect(persons).toEqual({ type: "change", change: log[1] });
+    expect(agents.change).toMatchObject({ version: created.version, operation: "create_tab", tab_id: created.tab_id, actor: { kind: "agent", user: "alice", client_id: expect.any(String) } });
+    expect(persons.change).toMatchObject({ version: renamed.body.version, operation: "rename_tab", tab_id: created.tab_id, actor: { kind: "person", user: "alice" } });
+    expect(live.pending()).toEqual([]);
+    live.ws.close(1000, "done");
+  });
+
+  it("a failed write sends nothing: the next message is the next commit's", async () => {
+    const { noteId, version } = await newNote();
+    const live = await connect(noteId, { since: version });
+    await live.next();
+    const stale = await api("PUT", `/notes/${noteId}/markdown`, { text: "stale", expected_version: version - 1 });
+    expect(stale.status).toBe(409);
+    const conflict = await failure("create_note_tab", { note_id: noteId, expected_version: version - 1, idempotency_key: "k", tab_type: "slides", slides: [{ title: "Late" }] });
+    expect(conflict.code).toBe("version_conflict");
+    const tooLong = await api("PATCH", `/notes/${noteId}`, { title: "x".repeat(10_000) });
+    expect(tooLong.status).toBe(400);
+    const written = await api("PUT", `/notes/${noteId}/markdown`, { text: "kept" });
+    expect(await live.next()).toMatchObject({ type: "change", change: { version: written.body.version, operation: "set_markdown" } });
+    expect(written.body.version).toBe(version + 1);
+    expect(live.pending()).toEqual([]);
+    live.ws.close(1000, "done");
+  });
+
+  it("every open socket of every member gets each change, in commit order", async () => {
+    const { noteId } = await newNote();
+    const added = await api("POST", `/notes/${noteId}/members`, { user: "bob" });
+    const sockets = [await connect(noteId), await connect(noteId), await connect(noteId, { token: TOKENS.bobApp })];
+    for (const live of sockets) expect(await live.next()).toMatchObject({ type: "snapshot", version: added.body.version });
+    for (let i = 0; i < 5; i++) await api("PUT", `/notes/${noteId}/markdown`, { text: `v${i}` });
+    for (const live of sockets) {
+      const got = [];
+      for (let i = 0; i < 5; i++) got.push((await live.next()).change.version);
+      expect(got).toEqual([1, 2, 3, 4, 5].map((n) => added.body.version + n));
+      live.ws.close(1000, "done");
+    }
+  });
+});
+
+describe("reconnecting with since", () => {
+  it("gets exactly the entries it missed, none twice, and then the live ones", async () => {
+    const { noteId, version } = await newNote();
+    const first = await connect(noteId, { since: version });
+    await first.next();
+    await api("PUT", `/notes/${noteId}/markdown`, { text: "seen" });
+    const seen = (await first.next()).change.version as number;
+    first.ws.close(1000, "dropped");
+    await first.closed;
+    for (let i = 0; i < 3; i++) await api("PUT", `/notes/${noteId}/markdown`, { text: `missed ${i}` });
+
+    const again = await connect(noteId, { since: seen });
+    const catchUp = await again.next();
+    expect(catchUp).toEqual({ type: "changes", version: seen + 3, changes: await logSince(noteId, seen) });
+    expect(catchUp.changes.map((e: any) => e.version)).toEqual([seen + 1, seen + 2, seen + 3]);
+    await api("PUT", `/notes/${noteId}/markdown`, { text: "live" });
+    expect(await again.next()).toMatchObject({ type: "change", change: { version: seen + 4 } });
+    expect(again.pending()).toEqual([]);
+    again.ws.close(1000, "done");
+  });
+
+  it("a long catch-up arrives in pages of at most 200 entries, all of them in order", async () => {
+    const { noteId, version } = await newNote();
+    const last = await writeMany(noteId, 450);
+    const live = await connect(noteId, { since: version });
+    const pages = [await live.next(), await live.next(), await live.next()];
+    expect(pages.map((p) => [p.type, p.version, p.changes.length])).toEqual([
+      ["changes", last, 200],
+      ["changes", last, 200],
+      ["changes", last, 50],
+    ]);
+    expect(pages.flatMap((p) => p.changes.map((e: any) => e.version))).toEqual(Array.from({ length: 450 }, (_, i) => version + 1 + i));
+    await api("PUT", `/notes/${noteId}/markdown`, { text: "after" });
+    expect(await live.next()).toMatchObject({ type: "change", change: { version: last + 1 } });
+    expect(live.pending()).toEqual([]);
+    live.ws.close(1000, "done");
+  });
+
+  it("a since older than the log keeps, or ahead of the Note, gets a snapshot with the latest entries", async () => {
+    const { noteId, version } = await newNote();
+    const last = await writeMany(noteId, CHANGES_KEPT + 5);
+    const oldest = (await api("GET", `/notes/${noteId}/changes?since_version=${last - 1}`)).body.oldest_version as number;
+    expect(oldest).toBe(last - CHANGES_KEPT + 1);
+    const whole = await api("GET", `/notes/${noteId}`);
+    const recent = await logSince(noteId, last - 50);
+    for (const since of [version, oldest - 2, last + 1]) {
+      const live = await connect(noteId, { since });
+      expect({ since, first: await live.next() }).toEqual({ since, first: { type: "snapshot", version: last, note: whole.body, changes: recent } });
+      live.ws.close(1000, "done");
+    }
+    // The oldest entry kept is the first one after oldest - 1: the log still covers it.
+    const covered = await connect(noteId, { since: oldest - 1 });
+    const firstPage = await covered.next();
+    expect([firstPage.type, firstPage.changes[0].version]).toEqual(["changes", oldest]);
+    covered.ws.close(1000, "done");
+  });
+});
+
 describe("what closes a socket", () => {
+  it("removing a member closes that member's sockets with 4404, and only theirs; the others get the removal", async () => {
+    const { noteId } = await newNote();
+    await api("POST", `/notes/${noteId}/members`, { user: "bob" });
+    const alice = await connect(noteId);
+    const bob = await connect(noteId, { token: TOKENS.bobApp });
+    await alice.next();
+    await bob.next();
+    const removed = await api("DELETE", `/notes/${noteId}/members/bob`);
+    expect(removed.status).toBe(200);
+    expect((await bob.closed).code).toBe(4404);
+    expect(bob.pending()).toEqual([]);
+    expect(await alice.next()).toMatchObject({ type: "change", change: { version: removed.body.version, operation: "remove_member", member: "bob" } });
+    expect((await openLive(noteId, { token: TOKENS.bobApp })).status).toBe(404);
+    await api("PUT", `/notes/${noteId}/markdown`, { text: "still open" });
+    expect(await alice.next()).toMatchObject({ type: "change", change: { version: removed.body.version + 1 } });
+    alice.ws.close(1000, "done");
+  });
+
   it("deleting the Note closes every member's socket with 4404", async () => {
     const { noteId } = await newNote();
     await api("POST", `/notes/${noteId}/members`, { user: "bob" });
@@ -149,7 +307,9 @@ describe("what closes a socket", () => {
     const bob = await connect(noteId, { token: TOKENS.bobApp });
     await alice.next();
     await bob.next();
-    expect((await api("DELETE", `/notes/${noteId}`)).status).toBe(200);
+    const deleted = await api("DELETE", `/notes/${noteId}`);
+    expect(deleted.status).toBe(200);
+    expect(await alice.next()).toMatchObject({ type: "change", change: { version: deleted.body.version, operation: "delete_note" } });
     expect((await alice.closed).code).toBe(4404);
     expect((await bob.closed).code).toBe(4404);
     const again = await openLive(noteId);
