@@ -88,6 +88,7 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
 
   goals.push(...memoryGoals(report));
   goals.push(...costLawGoals(report));
+  goals.push(...liveGoals(report));
   return goals;
 }
 
@@ -168,6 +169,24 @@ const MB = 2 ** 20;
  * code holds), and the process again over a second run of as many calls
  * (growth that goes on, or growth that levels off).
  */
+/** Issue 13: a Note's writes with 10 open live sockets keep 90 % of their throughput with none, and every socket got every change. */
+function liveGoals(report: Omit<BenchReport, "goals">): GoalResult[] {
+  const rows = report.live?.rows ?? [];
+  const none = rows.find((r) => r.sockets === 0);
+  const ten = rows.find((r) => r.sockets === 10);
+  const hundred = rows.find((r) => r.sockets === 100);
+  if (none === undefined || ten === undefined) return [{ goal: "Issue 13: slide_add with 10 open live sockets vs none", target: "≥ 0.9×", measured: "–", met: null }];
+  const shown = (r: typeof none | undefined): string => (r === undefined ? "–" : `${Math.round(r.throughput)} req/s`);
+  return [
+    {
+      goal: "Issue 13: slide_add with 10 open live sockets vs none (one writer)",
+      target: "≥ 0.9×, every change delivered",
+      measured: `${fmt(ten.ratio)}× (${shown(none)} → ${shown(ten)}); 100 sockets: ${hundred === undefined ? "–" : `${fmt(hundred.ratio)}× (${shown(hundred)})`}`,
+      met: ten.ratio >= 0.9 && rows.every((r) => r.errors === 0 && r.delivered !== false),
+    },
+  ];
+}
+
 function memoryGoals(report: Omit<BenchReport, "goals">): GoalResult[] {
   const reading = (kind: MemoryReading["kind"]): MemoryReading | undefined => report.memory.find((m) => m.kind === kind);
   const workerRss = (m: MemoryReading): number => m.processes.find((p) => p.command === WORKER)?.rssBytes ?? 0;

@@ -20,7 +20,7 @@ export interface CpuSample {
   threads: Map<string, number>;
 }
 
-function cpuSeconds(path: string): number | null {
+export function cpuSeconds(path: string): number | null {
   try {
     const stat = readFileSync(path, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

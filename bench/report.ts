@@ -166,6 +166,28 @@ function pairedTable(report: BenchReport): string {
   );
 }
 
+function liveTable(report: BenchReport): string {
+  const live = report.live;
+  if (live === null) return "Not measured in this run.";
+  const counts = (r: NonNullable<BenchReport["live"]>["rows"][number]): string => (r.changesPerSocket === null ? "–" : `${int(r.changesPerSocket.min)} – ${int(r.changesPerSocket.max)}`);
+  return [
+    `edit_note_tab slide_add, one writer (one Note's writes are serial), on three deck Notes alike but for the live sockets open on them (held by another process, bench/live-clients.ts); ${live.slices} alternating slices of ${live.sliceSec} s each, after one not counted. "Delivered": every socket received every change of its Note once, in order, and stayed open.`,
+    "",
+    table(
+      ["open sockets", "req/s", "× none", "errors", "CPU ms per write: Worker workerd / proxy workerd / socket clients", "changes per socket", "delivered"],
+      live.rows.map((r) => [
+        String(r.sockets),
+        int(r.throughput),
+        ratio(r.ratio),
+        r.errors === 0 ? "0" : `**${r.errors}** (${r.firstFailure ?? ""})`,
+        `${r.cpuMsPerWrite.worker.toFixed(2)} / ${r.cpuMsPerWrite.proxy.toFixed(2)} / ${r.cpuMsPerWrite.clients.toFixed(2)}`,
+        counts(r),
+        r.delivered === null ? "–" : r.delivered ? "yes" : "**no**",
+      ]),
+    ),
+  ].join("\n");
+}
+
 function goalsTable(report: BenchReport): string {
   return table(
     ["goal", "target", "measured", "met"],
@@ -201,6 +223,10 @@ export function markdownReport(report: BenchReport): string {
     "",
     pairedTable(report),
     "",
+    "## Writes with open live sockets",
+    "",
+    liveTable(report),
+    "",
     "## Where the time goes: CPU per request, by process",
     "",
     "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. wrangler dev puts a proxy workerd in front of the Worker's workerd, and wrangler's Node process logs every request; \"other\" is esbuild and npm under wrangler. The load generator runs on the same machine. \"Busiest thread\" is the CPU of each workerd's busiest thread (the one running JavaScript) over the run's wall time: 1.00 would be a whole core. \"Rest of the machine\" is the CPU that processes outside the benchmark used meanwhile (/proc/stat minus the processes above): on a shared machine, runs where it is high are slower for reasons outside the connector.",
@@ -233,7 +259,7 @@ export function markdownReport(report: BenchReport): string {
           sweepTable(report),
           "",
         ]),
-    "## Goals (issue 5, and issue 12's cost law)",
+    "## Goals (issue 5, issue 12's cost law, issue 13's live sockets)",
     "",
     goalsTable(report),
     "",

@@ -12,6 +12,7 @@ import { measureCosts, type CallCost } from "./call-cost.js";
 import { checkDeepPage, checkDeepRowsPage, createDeckNote, createSheetNote, createSourcesNote, SHEET_SIZES, type DeckNote, type SheetNote } from "./fixtures.js";
 import { evaluateGoals, type GoalResult } from "./goals.js";
 import { errorCount, runLoad, type LoadResult } from "./load.js";
+import { measureLiveSockets, SOCKET_COUNTS, type LiveSocketsReport } from "./live-sockets.js";
 import { machineFacts, type MachineFacts } from "./machine.js";
 import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
 import type { BenchOptions } from "./options.js";
@@ -60,6 +61,8 @@ export interface BenchReport {
   baselineThroughput: number;
   rows: LoadRow[];
   paired: PairedRatio[];
+  /** Writes on a Note with 0, 10 and 100 open live sockets, in alternating slices (issue 13). */
+  live: LiveSocketsReport | null;
   sweep: LoadRow[];
   costs: CallCost[];
   memory: MemoryReading[];
@@ -176,6 +179,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`[bench] paired ${id}: ${pair.result.ratio.toFixed(2)}× (${Math.round(pair.result.aThroughput)} → ${Math.round(pair.result.bThroughput)} req/s)`);
     }
 
+    signal?.throwIfAborted();
+    log(`[bench] slide_add with ${SOCKET_COUNTS.join(" / ")} open live sockets on the Note, alternating slices …`);
+    const live = await measureLiveSockets(bench, ctx, options);
+    for (const row of live.rows) {
+      toolCalls += row.responses;
+      log(`[bench] ${row.sockets} sockets: ${Math.round(row.throughput)} req/s (${row.ratio.toFixed(2)}× none), ${row.errors} errors, every change delivered: ${row.delivered ?? "–"}`);
+    }
+
     for (const connections of options.sweepConnections) {
       const sweepBase = await measure(bench, { ...baseline("baseline", "baseline"), connections }, { ...options, durationSec: options.sweepDurationSec, warmupSec: 0.5 }, null, 0);
       sweepBase.section = "sweep";
@@ -214,6 +225,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       baselineThroughput,
       rows,
       paired,
+      live,
       sweep,
       costs,
       memory,
