@@ -27,13 +27,21 @@ afterAll(async () => {
   if (persistDir !== undefined) await removeDir(persistDir);
 });
 
-/** Calls `attempt` until it does not throw (the server is down while it restarts), a quarter second apart. */
+/** True from the server's stop until the new one answers: what it says meanwhile is not the connector's. */
+let restarting = false;
+
+/**
+ * Calls `attempt` until it does not throw, a quarter second apart: on a
+ * network failure or a timeout (the server is down, or was stopped with the
+ * call in flight), and on anything while the server restarts.
+ */
 async function persist<T>(attempt: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       return await attempt();
     } catch (error) {
-      if (!(error instanceof TypeError)) throw error; // fetch's network failure; anything else is a real answer
+      const lost = error instanceof TypeError || (error instanceof Error && error.name === "TimeoutError");
+      if (!lost && !restarting) throw error;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
@@ -74,7 +82,7 @@ describe("following a Note live across a server restart", () => {
         const args = { note_id: noteId, expected_version: version, idempotency_key: `deck-${i}`, tab_type: "slides", label: `Deck ${i}`, slides: [{ title: `Slide ${i}` }] };
         version = (await persist(() => agentWrite(url, agent, args))).version;
       } else {
-        version = orThrow(await persist(() => api.setMarkdown(noteId, { text: `# Draft ${i}` })), `write ${i}`).version;
+        version = (await persist(async () => orThrow(await api.setMarkdown(noteId, { text: `# Draft ${i}` }), `write ${i}`))).version;
       }
       if (i === RECONNECT_AFTER) {
         follower.release();
@@ -82,8 +90,10 @@ describe("following a Note live across a server restart", () => {
       if (i === RESTART_AFTER) {
         follower.hold();
         const running = server;
+        restarting = true;
         restarted = running.stop().then(async () => {
           server = await startLocalServer({ port, persistTo: persistDir });
+          restarting = false;
         });
       }
     }
