@@ -148,6 +148,25 @@ describe("who may open a Note's socket", () => {
     expect({ status: other.status, body: await other.json() }).toMatchObject({ status: 400, body: { error: { issues: [{ path: "sinec" }] } } });
   });
 
+  it("a page's session cookie opens it from this origin only: another site's page riding on the cookie gets 401", async () => {
+    const { noteId } = await newNote();
+    const cookie = `notes_session=${encodeURIComponent(TOKENS.app)}`;
+    const page = await openLive(noteId, { token: null, origin: ORIGIN, headers: { Cookie: cookie, "Sec-Fetch-Site": "same-origin" } });
+    expect(page.status).toBe(101);
+    const live = new Live(page.webSocket as WebSocket);
+    expect((await live.next()).type).toBe("snapshot");
+    live.ws.close(1000, "done");
+    const refused: Record<string, Opening> = {
+      "another site": { token: null, origin: "https://evil.example", headers: { Cookie: cookie, "Sec-Fetch-Site": "cross-site" } },
+      "another port of this host": { token: null, origin: "http://127.0.0.1:8788", headers: { Cookie: cookie, "Sec-Fetch-Site": "same-site" } },
+      "no word of where it comes from": { token: null, headers: { Cookie: cookie } },
+    };
+    for (const [name, opening] of Object.entries(refused)) {
+      const answer = await openLive(noteId, opening);
+      expect({ name, status: answer.status }).toEqual({ name, status: 401 });
+    }
+  });
+
   it("a member opens it with no Origin or with this server's own (through the resource server's CORS wrapper)", async () => {
     const { noteId } = await newNote();
     for (const opening of [{}, { origin: ORIGIN }]) {
