@@ -219,6 +219,7 @@ export const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
     const found = findAddedTab(ctx.store, i.tab_id, "deleted");
     if (!found.ok) return found;
     removeTab(ctx.store, i.tab_id);
-    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 } });
+    // The answer names no tab (it is gone); the log still says which one went.
+    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 }, touched: { tab_id: found.value.id } });
   },
 };

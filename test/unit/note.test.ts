@@ -1060,3 +1060,18 @@ describe("a failing operation leaves the Note exactly as it was", () => {
     expect(tabN(next.tab_id)).toBe(tabN(sheet.tab_id) + 1);
   });
 });
+
+describe("the change log", () => {
+  it("names the tab a deletion removed, as it names the tab of every other change to the strip", () => {
+    const f = new Fixture();
+    const tab = value(f.run(APP, "add_tab", { tab_type: "slides" })).tab as TabSummary;
+    value(f.run(APP, "rename_tab", { tab_id: tab.id, label: "Renamed" }));
+    value(f.run(APP, "delete_tab", { tab_id: tab.id }));
+    const log = value(f.run(APP, "list_changes", { since_version: 2 })).changes;
+    expect(log.map((entry) => [entry.version, entry.operation, entry.tab_id])).toEqual([
+      [3, "add_tab", tab.id],
+      [4, "rename_tab", tab.id],
+      [5, "delete_tab", tab.id],
+    ]);
+  });
+});
