@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { AGENT_EDITS, canonical, LIMIT, NoteModel, PERSON_EDITS, show, URLS, type Call, type Caller, type ErrorCode, type Expectation, type Row, type Tables, type TimeWindow } from "./note-model.js";
-import { differences, dumpText, invariants, ordered, project, sqliteRules } from "./note-tables.js";
+import { differences, dumpText, entryTimes, invariants, ordered, project, sqliteRules } from "./note-tables.js";
 
 export type Answer = { ok: true; value: Row } | { ok: false; error: Row } | { thrown: string };
 
@@ -40,7 +40,7 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
+  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
   const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
@@ -54,6 +54,17 @@ export function uncovered(tally: Tally): string[] {
     "rekey slides",
     "rekey rows",
     "restart",
+    // The change log: removals of each kind, a log paged whole and past its pruning, entries by each kind of actor.
+    ...["member: ok", "non-member: ok", "last member: invalid_arguments"].map((o) => `remove_member ${o}`),
+    "list_changes: invalid_arguments",
+    "list_changes: paged several pages",
+    "list_changes: paged a pruned log",
+    "log pruned",
+    "version_conflict: changes complete",
+    "version_conflict: changes incomplete",
+    "entry by the person",
+    "entry by a named agent",
+    "entry by an unnamed agent",
   ];
   return [...wanted.filter((w) => !tally.has(w)), ...codes.filter((code) => !seen.some((k) => k.endsWith(`: ${code}`))).map((code) => `any ${code}`)];
 }
@@ -64,7 +75,16 @@ export type Start = "approved" | "created" | "empty";
 /** How far a tab ID's time may stand from the test's clock: workerd moves its clock only at I/O. */
 const CLOCK_SLACK_MS = 2_000;
 const app = (user: string): Caller => ({ user, channel: "app" });
-const agent = (user: string): Caller => ({ user, channel: "connector" });
+/** The agents' OAuth clients: most registered a name, some none (the log says null). */
+const CLIENTS = {
+  claude: { id: "client-claude", name: "Claude" },
+  inspector: { id: "client-inspector", name: "MCP Inspector" },
+  unnamed: { id: "client-7f3a", name: null },
+} as const;
+type ClientName = keyof typeof CLIENTS;
+const agent = (user: string, client: ClientName = "claude"): Caller => ({ user, channel: "connector", client: { ...CLIENTS[client] } });
+/** Who acts for the Note in the bulk and setup steps: its owner while a member, else any member. */
+const someMember = (m: Readonly<Model>): string => [...m.members].find(([, role]) => role === "owner")?.[0] ?? [...m.members.keys()][0] ?? "alice";
 
 /** One history being played: after every step, the answer and every table against the model. */
 export class Run {
@@ -88,14 +108,23 @@ export class Run {
     return run;
   }
 
-  async call(call: Call): Promise<void> {
+  async call(call: Call): Promise<Answer> {
+    const tag = tagOf(call, this.model);
     const expectation = this.model.predict(call);
     const from = this.note.now();
     const { answers, tables } = await this.note.execute([call]);
     const answer = answers[0] as Answer;
-    this.#judge(call, expectation, answer, [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS]);
+    const window: TimeWindow = [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS];
+    this.#judge(call, expectation, answer, window);
+    if (tag !== undefined) count(this.tally, `${call.name} ${tag}: ${outcomeWord(answer)}`);
     const ok = "ok" in answer && answer.ok;
-    this.#check(`${call.name} answered ${outcome(answer)}`, tables, !ok ? "same" : expectation.success?.writes === true ? "write" : "no-op");
+    this.#check(`${call.name} answered ${outcome(answer)}`, tables, !ok ? "same" : expectation.success?.writes === true ? "write" : "no-op", 1, window);
+    return answer;
+  }
+
+  /** Fails the history with this trail: for a step's own checks beyond the model's. */
+  fail(what: string, problems: string[]): never {
+    throw this.#failure(what, problems);
   }
 
   /** Calls that must all succeed, sent in one visit, the tables checked once at the end. */
@@ -105,7 +134,7 @@ export class Run {
     const window: TimeWindow = [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS];
     this.#trail.push(`${this.#trail.length + 1}. ${calls.length} × ${calls[0]?.name ?? "nothing"} ${show(calls[0]?.input)} in bulk`);
     calls.forEach((call, i) => this.#judge(call, this.model.predict(call), answers[i] as Answer, window, false));
-    this.#check(`${calls.length} calls in bulk`, tables, "write", calls.length);
+    this.#check(`${calls.length} calls in bulk`, tables, "write", calls.length, window);
   }
 
   async restart(): Promise<void> {
@@ -124,8 +153,11 @@ export class Run {
 
   #judge(call: Call, expected: Expectation, answer: Answer, window: TimeWindow, trail = true): void {
     if (trail) this.#trail.push(`${this.#trail.length + 1}. ${call.caller.user}/${call.caller.channel} ${call.name} ${show(call.input)} → ${outcome(answer)}`);
-    const said = "ok" in answer ? (answer.ok ? (answer.value.replayed === true ? "replayed" : "ok") : String(answer.error.code)) : "thrown";
+    const said = outcomeWord(answer);
     count(this.tally, `${call.name}: ${said}`);
+    if ("ok" in answer && !answer.ok && answer.error.code === "version_conflict" && Array.isArray(answer.error.changes) && answer.error.changes.length > 0) {
+      count(this.tally, `version_conflict: changes ${answer.error.changes_complete === true ? "complete" : "incomplete"}`);
+    }
     // An edit's outcome by operation too: every new operation must be seen to succeed (and replay).
     if (typeof call.input.operation === "string") count(this.tally, `${call.name} ${call.input.operation}: ${said}`);
     if (call.name === "read_tab" && "ok" in answer && answer.ok && Array.isArray(answer.value.rows)) {
@@ -137,9 +169,9 @@ export class Run {
     if (!answer.ok) {
       const code = answer.error.code as ErrorCode;
       if (!expected.codes.includes(code)) throw this.#failure(`${call.name} answered ${code}; expected ${want}`, [show(answer.error)]);
-      const fields = expected.fields[code] ?? {};
-      const wrong = Object.keys(fields).filter((k) => canonical(fields[k]) !== canonical(answer.error[k]));
-      if (wrong.length > 0) throw this.#failure(`${call.name}'s ${code} carries wrong details`, wrong.map((k) => `${k}: expected ${show(fields[k])}, got ${show(answer.error[k])}`));
+      const options = expected.fields[code] ?? [{}];
+      const wrong = options.map((fields) => Object.keys(fields).filter((k) => canonical(fields[k]) !== canonical(answer.error[k])).map((k) => `${k}: expected ${show(fields[k])}, got ${show(answer.error[k])}`));
+      if (!wrong.some((w) => w.length === 0)) throw this.#failure(`${call.name}'s ${code} carries wrong details`, wrong.map((w) => w.join("; ")));
       return;
     }
     if (expected.success === null) throw this.#failure(`${call.name} succeeded; expected ${want}`, [show(answer.value)]);
@@ -152,7 +184,7 @@ export class Run {
    * The tables after a step: the model's rows, the version up by at most one
    * a call, and for a step that must not write, every byte as before.
    */
-  #check(what: string, tables: Tables, change: Change, calls = 1): void {
+  #check(what: string, tables: Tables, change: Change, calls = 1, window?: TimeWindow): void {
     const text = dumpText(tables);
     const problems: string[] = [];
     if (change !== "write" && this.#text !== "" && text !== this.#text) problems.push("the tables changed:", ...differences(this.#tables, tables));
@@ -161,12 +193,39 @@ export class Run {
     const versions = [this.#tables.meta?.[0]?.version ?? 0, tables.meta?.[0]?.version ?? 0].map(Number) as [number, number];
     const bump = versions[1] - versions[0];
     if (bump < 0 || bump > (change === "write" ? calls : 0)) problems.push(`the version went from ${versions[0]} to ${versions[1]}`);
+    problems.push(...this.#newEntries(tables, versions, window));
     if (this.note.store === "sqlite") problems.push(...sqliteRules(tables, this.#first, this.#tables));
     const model = differences(ordered(this.model.tables()), rows);
     if (model.length > 0) problems.push("rows differ from the model's:", ...model);
     if (problems.length > 0) throw this.#failure(`${what}, but`, problems);
     this.#tables = tables;
     this.#text = text;
+    this.model.learnTimes(entryTimes(tables));
+  }
+
+  /**
+   * The log's entries this step added: one per version it committed, none
+   * for a failed or unchanged call, each timed within the step. Counts who
+   * wrote them, so a run shows entries by agents (named or not) and the person.
+   */
+  #newEntries(tables: Tables, [from, to]: [number, number], window: TimeWindow | undefined): string[] {
+    const before = new Set((this.#tables.changes ?? []).map((r) => Number(r.version)));
+    const added = (tables.changes ?? []).filter((r) => !before.has(Number(r.version)));
+    const problems: string[] = [];
+    // The versions it committed, but those a bulk of more than the log keeps pushed out again.
+    const committed = Array.from({ length: Math.max(0, to - Math.max(from, to - LIMIT.changesKept)) }, (_, i) => Math.max(from, to - LIMIT.changesKept) + 1 + i);
+    if (canonical(added.map((r) => Number(r.version))) !== canonical(committed)) {
+      problems.push(`the log gained entries ${show(added.map((r) => r.version))} for the changes committed as ${show(committed)}`);
+    }
+    const pruned = [...before].filter((v) => !(tables.changes ?? []).some((r) => Number(r.version) === v));
+    if (pruned.length > 0) count(this.tally, "log pruned");
+    for (const row of added) {
+      const entry = JSON.parse(String(row.entry)) as { at: string; actor: { kind: string; client_name?: string | null } };
+      const ms = Date.parse(entry.at);
+      if (window !== undefined && !(ms >= window[0] && ms <= window[1])) problems.push(`entry ${show(row.version)} has time ${entry.at}, outside the step's ${new Date(window[0]).toISOString()}..${new Date(window[1]).toISOString()}`);
+      count(this.tally, entry.actor.kind === "person" ? "entry by the person" : entry.actor.client_name === null ? "entry by an unnamed agent" : "entry by a named agent");
+    }
+    return problems;
   }
 
   #failure(what: string, problems: string[]): Error {
@@ -181,6 +240,21 @@ export class Run {
  * what the model says.
  */
 type Change = "same" | "no-op" | "write";
+
+function outcomeWord(answer: Answer): string {
+  return "ok" in answer ? (answer.ok ? (answer.value.replayed === true ? "replayed" : "ok") : String(answer.error.code)) : "thrown";
+}
+
+/**
+ * A finer outcome a run must reach, told before the call from the Note as the
+ * model has it: a removal of a member, of the last member, of a non-member.
+ */
+function tagOf(call: Call, m: Model): string | undefined {
+  const user = String(call.input.user);
+  if (call.name !== "remove_member" || !["alice", "bob", "carol", "dave"].includes(user) || m.meta === null) return undefined;
+  if (!m.members.has(user)) return "non-member";
+  return m.members.size === 1 ? "last member" : "member";
+}
 
 function outcome(answer: Answer): string {
   if ("thrown" in answer) return "a thrown error";
@@ -216,13 +290,13 @@ class Special implements fc.AsyncCommand<Model, Run> {
   constructor(
     readonly name: string,
     readonly when: (m: Readonly<Model>) => boolean,
-    readonly play: (m: Model, r: Run) => Promise<void>,
+    readonly play: (m: Model, r: Run) => Promise<unknown>,
   ) {}
   check(m: Readonly<Model>): boolean {
     return this.when(m);
   }
-  run(m: Model, r: Run): Promise<void> {
-    return this.play(m, r);
+  async run(m: Model, r: Run): Promise<void> {
+    await this.play(m, r);
   }
   toString(): string {
     return this.name;
@@ -263,8 +337,9 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     );
   const who = fc.oneof({ weight: 8, arbitrary: fc.constant("alice") }, { weight: 1, arbitrary: fc.constant("bob") });
   // Most calls are right in every field, so that histories get far; the wrong ones have one flaw or two.
-  const version = pick({ current: 30, stale: 1, future: 1, zero: 1, fraction: 1, missing: 1 });
-  const personVersion = pick({ none: 20, current: 4, stale: 1, future: 1, zero: 1 });
+  // `old`: 25 versions back, past what a version_conflict lists (its changes are then incomplete).
+  const version = pick({ current: 30, stale: 1, old: 1, future: 1, zero: 1, fraction: 1, missing: 1 });
+  const personVersion = pick({ none: 20, current: 4, stale: 1, old: 1, future: 1, zero: 1 });
   const key = fc.oneof(
     { weight: 20, arbitrary: fc.constant("fresh") },
     { weight: 6, arbitrary: fc.record({ reuse: fc.nat(30) }) },
@@ -312,8 +387,10 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
   });
   const person = <P extends { who: string }>(name: string, weight: number, params: fc.Arbitrary<P>, input: (p: P, m: Model) => Row) =>
     call(name, weight, params, (p, m) => ({ caller: app(p.who), name, input: compact(input(p, m)) }));
+  // An agent's call carries its OAuth client, with the name it registered or none.
+  const client = pick<ClientName>({ claude: 4, inspector: 2, unnamed: 2 });
   const tool = <P extends { who: string }>(name: string, weight: number, params: fc.Arbitrary<P>, input: (p: P, m: Model) => Row) =>
-    call(name, weight, params, (p, m) => ({ caller: agent(p.who), name, input: compact(input(p, m)) }));
+    call(name, weight, fc.tuple(params, client), ([p, c], m) => ({ caller: agent(p.who, c), name, input: compact(input(p, m)) }));
 
   const all = {
     create_note: person(
@@ -339,6 +416,16 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       user: { bob: "bob", alice: "alice", carol: "carol", max: long(LIMIT.user, "u"), over: long(LIMIT.user + 1, "u"), blank: " ", missing: undefined }[p.user],
       expected_version: personalVersion(p.v, m),
     })),
+    remove_member: person(
+      "remove_member",
+      2,
+      fc.record({ who, user: pick({ member: 6, bob: 2, alice: 1, carol: 1, dave: 1, padded: 1, blank: 1, newline: 1, over: 1, missing: 1 }), v: personVersion }),
+      (p, m) => ({
+        // `member`: the newest member, so that a removal mostly finds someone to remove (the only member: refused).
+        user: { member: [...m.members.keys()].at(-1) ?? "bob", bob: "bob", alice: "alice", carol: "carol", dave: "dave", padded: " bob ", blank: " ", newline: "bob\nalice", over: long(LIMIT.user + 1, "u"), missing: undefined }[p.user],
+        expected_version: personalVersion(p.v, m),
+      }),
+    ),
     add_tab: person(
       "add_tab",
       5,
@@ -502,12 +589,74 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
     ),
     read_note: person("read_note", 1, fc.record({ who }), () => ({})),
+    list_changes: call(
+      "list_changes",
+      3,
+      fc.record({
+        who,
+        by: pick({ agent: 2, person: 1 }),
+        client,
+        since: pick({ zero: 3, recent: 3, half: 2, current: 2, oldest: 1, beforeOldest: 1, ahead: 1, negative: 1, fraction: 1, text: 1, missing: 1 }),
+        limit: pick({ none: 3, one: 2, two: 2, max: 1, over: 1, zero: 1, fraction: 1 }),
+        extra: pick({ no: 12, yes: 1 }),
+      }),
+      (p, m) => {
+        const oldest = m.oldestChange ?? 1;
+        const since = { zero: 0, recent: Math.max(0, m.version - 3), half: Math.floor(m.version / 2), current: m.version, oldest: oldest - 1, beforeOldest: Math.max(0, oldest - 2), ahead: m.version + 1, negative: -1, fraction: 1.5, text: "3", missing: undefined }[p.since];
+        const limit = { none: undefined, one: 1, two: 2, max: LIMIT.changesPage, over: LIMIT.changesPage + 1, zero: 0, fraction: 2.5 }[p.limit];
+        return { caller: p.by === "agent" ? agent(p.who, p.client) : app(p.who), name: "list_changes", input: compact({ since_version: since, limit, cursor: p.extra === "yes" ? "next" : undefined }) };
+      },
+    ),
     // An agent trying the person's operations.
-    door: call("door", 1, fc.record({ who, name: pick({ set_approval: 1, add_tab: 1, add_member: 1, read_note: 1 }) }), (p) => ({
+    door: call("door", 1, fc.record({ who, name: pick({ set_approval: 1, add_tab: 1, add_member: 1, remove_member: 1, read_note: 1 }) }), (p) => ({
       caller: agent(p.who),
       name: p.name,
-      input: { set_approval: { approved: true }, add_tab: { tab_type: "slides" }, add_member: { user: "mallory" }, read_note: {} }[p.name],
+      input: { set_approval: { approved: true }, add_tab: { tab_type: "slides" }, add_member: { user: "mallory" }, remove_member: { user: "bob" }, read_note: {} }[p.name],
     })),
+    page_changes: {
+      weight: 3 * scale,
+      arbitrary: fc.record({ by: pick({ agent: 1, person: 1 }), limit: pick({ one: 1, two: 2, three: 2, default: 2, max: 1 }), from: pick({ zero: 2, recent: 2, beforeOldest: 1 }) }).map(
+        (p) => new Special(`page_changes ${canonical(p)}`, (m) => m.meta !== null && m.members.size > 0, (m, r) => pageChanges(m, r, p)),
+      ),
+    },
+    membership: {
+      weight: 2 * scale,
+      arbitrary: fc.record({ who, reads: pick({ agent: 1, person: 1 }) }).map(
+        ({ who: by, reads }) =>
+          new Special(
+            `membership ${canonical({ who: by, reads })}`,
+            (m) => m.meta !== null && m.members.size > 0,
+            async (m, r) => {
+              // Carol joins and leaves again: each a change in the log, whom it names. Once gone she cannot read it.
+              const member = someMember(m);
+              await r.call({ caller: app(member), name: "add_member", input: { user: "carol" } });
+              await r.call({ caller: app(m.members.has(by) ? by : member), name: "remove_member", input: { user: "carol" } });
+              await r.call({ caller: reads === "agent" ? agent("carol", "unnamed") : app("carol"), name: "list_changes", input: { since_version: 0 } });
+            },
+          ),
+      ),
+    },
+    churn: {
+      weight: scale,
+      arbitrary: fc.record({ past: pick({ 0: 1, 1: 2, 30: 2 }), roll: fc.nat(3) }).map(
+        ({ past, roll }) =>
+          new Special(
+            `churn ${canonical({ past, roll })}`,
+            // Rare: every later step of the history compares a thousand entries.
+            (m) => roll === 0 && m.meta !== null && m.members.size > 0 && m.version < LIMIT.changesKept + Number(past),
+            async (m, r) => {
+              // The person rewrites the Markdown until the Note's version reaches the log's length and passes it:
+              // each commit past it drops the oldest entry.
+              const member = someMember(m);
+              const calls: Call[] = [];
+              for (let v = m.version; v < LIMIT.changesKept + Number(past); v++) calls.push({ caller: app(member), name: "set_markdown", input: { text: `# Draft ${v + 1}` } });
+              await r.bulk(calls);
+              // The log read whole from before its oldest entry: from the oldest it keeps.
+              await pageChanges(m, r, { by: "agent", limit: "max", from: "beforeOldest" });
+            },
+          ),
+      ),
+    },
     resend: {
       weight: 5 * scale,
       arbitrary: fc.record({ i: fc.nat(30), version: pick({ same: 2, current: 1 }), which: pick({ any: 1, committed: 2, last: 3 }) }).map(
@@ -533,7 +682,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
             `fill_tabs ${target}`,
             (m) => m.meta !== null,
             async (m, r) => {
-              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const owner = someMember(m);
               const added = m.strip.length - 3;
               const calls = Array.from({ length: Math.max(0, Number(target) - added) }, () => ({ caller: app(owner), name: "add_tab", input: { tab_type: "sheet" } }));
               await r.bulk(calls);
@@ -552,13 +701,13 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               // A deck near its slide limit, by the person, then the agent's outline of 20 appended to it
               // (480 + 20 fill it, one more is past the limit) and resent as after a lost answer.
               const decks = m.strip.filter((t) => t.type === "slides");
-              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const owner = someMember(m);
               const tab_id = decks[deck % decks.length]?.id;
               const slides = Array.from({ length: Number(target) }, (_, i) => ({ title: `Slide ${i + 1}` }));
               await r.call({ caller: app(owner), name: "set_slides", input: { tab_id, slides } });
               const outline = { expected_version: m.version, idempotency_key: m.freshKey(), tab_id, operation: "slides_add_outline", slides: slides.slice(0, 20) };
-              await r.call({ caller: { user: owner, channel: "connector" }, name: "edit_tab", input: outline });
-              await r.call({ caller: { user: owner, channel: "connector" }, name: "edit_tab", input: outline });
+              await r.call({ caller: agent(owner), name: "edit_tab", input: outline });
+              await r.call({ caller: agent(owner), name: "edit_tab", input: outline });
             },
           ),
       ),
@@ -569,9 +718,10 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
         ({ operation, by, tab: t, item: i, who: user }) =>
           new Special(
             `sound_edit ${canonical({ operation, by, tab: t, item: i, who: user })}`,
-            // An edit of one item, only where a tab of its kind has some.
-            (m) => m.meta !== null && (!/_(update|delete|move)$/.test(operation) || m.strip.some((x) => (operation.startsWith("slide") ? x.slide_count : x.row_count) > 1)),
+            (m) => m.meta !== null && m.members.size > 0,
             async (m, r) => {
+              // First what the edit needs, by a member: the Note approved for the agent's, a tab of its kind, items in it.
+              await prepareEdit(m, r, operation, by === "agent");
               // A well-formed edit of an item that is there: the person's, or the agent's with its answer lost and the same call
               // resent, which gets the first result back.
               const given: EditParams = { operation, tab: { fit: t }, item: { own: i }, after: { own: i + 1 }, title: "plain", slides: { count: "2", flaw: "none" }, update: "body", rows: "3", cells: "one", columns: "one" };
@@ -580,6 +730,33 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               const call = { caller: agent(user), name: "edit_tab", input: { expected_version: m.version, idempotency_key: m.freshKey(), ...fields } };
               await r.call(call);
               await r.call(call);
+            },
+          ),
+      ),
+    },
+    stale_item: {
+      weight: 2 * scale,
+      arbitrary: fc.record({ kind: pick({ slides: 1, sheet: 1 }), item: fc.nat(30) }).map(
+        ({ kind, item: i }) =>
+          new Special(
+            `stale_item ${canonical({ kind, item: i })}`,
+            (m) => m.meta !== null && m.members.size > 0,
+            async (m, r) => {
+              // The agent read the Note; the person deletes the slide or row it means to update. Its update meets a
+              // version_conflict whose changes name the deletion; retried with the new version, the item is not found.
+              const update = kind === "slides" ? "slide_update" : "row_update";
+              await prepareEdit(m, r, update, true);
+              const tab = m.strip.find((x) => x.type === kind && x.slide_count + x.row_count > 1);
+              if (tab === undefined) return;
+              const items = (kind === "slides" ? m.slides : m.rows).get(tab.id) ?? [];
+              const gone = (items[i % items.length] as { id: string }).id;
+              const member = someMember(m);
+              const read = m.version;
+              const field = kind === "slides" ? "slide_id" : "row_id";
+              await r.call({ caller: app(member), name: "change_tab", input: { tab_id: tab.id, operation: kind === "slides" ? "slide_delete" : "row_delete", [field]: gone } });
+              const edit = { tab_id: tab.id, operation: update, [field]: gone, ...(kind === "slides" ? { body: "Too late" } : { cells: { [tab.columns[0] ?? "Name"]: "too late" } }) };
+              await r.call({ caller: agent(member), name: "edit_tab", input: { expected_version: read, idempotency_key: m.freshKey(), ...edit } });
+              await r.call({ caller: agent(member), name: "edit_tab", input: { expected_version: m.version, idempotency_key: m.freshKey(), ...edit } });
             },
           ),
       ),
@@ -595,7 +772,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               // The person fills a deck or a Sheet (its columns first, when it has none), so that the edits of one item find some.
               const tabs = m.strip.filter((x) => x.type === kind);
               const target = tabs[t % tabs.length] as { id: string; columns: string[] };
-              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const owner = someMember(m);
               const change = (input: Row) => r.call({ caller: app(owner), name: "change_tab", input: { tab_id: target.id, ...input } });
               if (kind === "slides") return change({ operation: "slides_add_outline", slides: slideList({ count: "3", flaw: "none" }) });
               if (target.columns.length === 0) await change({ operation: "columns_add", columns: ["Name", "Age", "2024"] });
@@ -605,7 +782,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               // Every column a Sheet takes, then the agent's one more.
               await change({ operation: "columns_add", columns: freshColumns(target.columns, LIMIT.columns - target.columns.length) });
               const more = { expected_version: m.version, idempotency_key: m.freshKey(), tab_id: target.id, operation: "columns_add", columns: freshColumns(target.columns, 1) };
-              await r.call({ caller: { user: owner, channel: "connector" }, name: "edit_tab", input: more });
+              await r.call({ caller: agent(owner), name: "edit_tab", input: more });
             },
           ),
       ),
@@ -625,7 +802,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               const items = (kind === "slides" ? m.slides : m.rows).get(tabId) ?? [];
               const i = at % (items.length - 2);
               const [anchor, x, y] = [items[i], items[i + 1], items[i + 2]].map((it) => (it as { id: string }).id);
-              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const owner = someMember(m);
               const rekeys = () => m.rekeys.slides + m.rekeys.rows;
               const before = rekeys();
               for (let move = 0; move < 12; move++) {
@@ -651,7 +828,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               // then the agent's two rows pass the limit, and one fills it.
               const sheets = m.strip.filter((x) => x.type === "sheet" && x.columns.length > 0);
               const sheet = sheets[t % sheets.length] as { id: string; columns: string[]; row_count: number };
-              const owner = [...m.members].find(([, role]) => role === "owner")?.[0] ?? "alice";
+              const owner = someMember(m);
               const column = sheet.columns[0] as string;
               const calls: Call[] = [];
               for (let left = LIMIT.rowsPerSheet - 1 - sheet.row_count; left > 0; left -= LIMIT.rowsPerCall) {
@@ -659,7 +836,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
                 calls.push({ caller: app(owner), name: "change_tab", input: { tab_id: sheet.id, operation: "rows_append", rows } });
               }
               if (calls.length > 0) await r.bulk(calls);
-              const agentCaller = { user: owner, channel: "connector" as const };
+              const agentCaller = agent(owner, "unnamed");
               const append = (n: number) => ({ expected_version: m.version, idempotency_key: m.freshKey(), tab_id: sheet.id, operation: "rows_append", rows: Array.from({ length: n }, () => ({ [column]: "last" })) });
               await r.call({ caller: agentCaller, name: "edit_tab", input: append(2) });
               const last = append(1);
@@ -693,11 +870,11 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
 }
 
 function write(p: { v: string; key: string | { reuse: number } }, m: Model): Row {
-  return { expected_version: { current: m.version, stale: m.version - 1, future: m.version + 1, zero: 0, fraction: 1.5, missing: undefined }[p.v], idempotency_key: idempotencyKey(p.key, m) };
+  return { expected_version: { current: m.version, stale: m.version - 1, old: Math.max(1, m.version - 25), future: m.version + 1, zero: 0, fraction: 1.5, missing: undefined }[p.v], idempotency_key: idempotencyKey(p.key, m) };
 }
 
 function personalVersion(choice: string, m: Model): number | undefined {
-  return { none: undefined, current: m.version, stale: m.version - 1, future: m.version + 1, zero: 0 }[choice];
+  return { none: undefined, current: m.version, stale: m.version - 1, old: Math.max(1, m.version - 25), future: m.version + 1, zero: 0 }[choice];
 }
 
 function idempotencyKey(choice: string | { reuse: number }, m: Model): string | undefined {
@@ -763,6 +940,67 @@ interface EditParams {
   rows: string;
   cells: string;
   columns: string;
+}
+
+/**
+ * An agent or the person reads the change log a page at a time from a
+ * version, passing next_since_version back until it is null (each page is
+ * checked against the model as it comes); then the pages must join into the
+ * whole log after that version: every entry once, in order, to the Note's
+ * version, each page's next_since_version its own last entry's.
+ */
+async function pageChanges(m: Model, r: Run, p: { by: string; limit: string; from: string }): Promise<void> {
+  const member = someMember(m);
+  const caller = p.by === "agent" && m.meta?.approved === true ? agent(member, "inspector") : app(member);
+  let limit = { one: 1, two: 2, three: 3, default: undefined, max: LIMIT.changesPage }[p.limit];
+  let size = limit ?? LIMIT.changesPageDefault;
+  const oldest = m.oldestChange ?? 1;
+  let from = { zero: 0, recent: Math.max(0, m.version - 10), beforeOldest: Math.max(0, oldest - 7) }[p.from] as number;
+  // At most 15 pages: the largest pages for a long log, and past that a later start.
+  if (m.version - from > 15 * size) [limit, size] = [LIMIT.changesPage, LIMIT.changesPage];
+  from = Math.max(from, m.version - 15 * size);
+  const whole = m.changesAfter(from);
+  const pages: Row[] = [];
+  for (let since: number | null = from; since !== null; ) {
+    if (pages.length > 16) r.fail("list_changes pages on past the whole log", [`${pages.length} pages from ${from}`]);
+    const answer = await r.call({ caller, name: "list_changes", input: compact({ since_version: since, limit }) });
+    if (!("ok" in answer) || !answer.ok) return;
+    pages.push(answer.value);
+    since = answer.value.next_since_version as number | null;
+  }
+  const joined = pages.flatMap((page) => page.changes as Row[]);
+  const versions = joined.map((c) => Number(c.version));
+  const first = Math.max(from + 1, oldest);
+  const problems: string[] = [];
+  if (canonical(joined) !== canonical(whole)) problems.push(`the pages hold versions ${show(versions)}, the log after ${from} ${show(whole.map((c) => c.version))}`);
+  if (versions.some((v, i) => v !== first + i) || (m.version > from && versions.at(-1) !== m.version)) problems.push(`versions ${show(versions)} are not ${first} to ${m.version} one after another`);
+  pages.forEach((page, i) => {
+    const last = (page.changes as Row[]).at(-1)?.version ?? null;
+    const next = i === pages.length - 1 ? null : last;
+    if (page.next_since_version !== next) problems.push(`page ${i + 1} says next_since_version ${show(page.next_since_version)}, its last entry is ${show(last)}`);
+  });
+  if (problems.length > 0) r.fail(`list_changes from ${from} in pages of ${size}, but`, problems);
+  count(r.tally, `list_changes: paged ${pages.length > 1 ? "several pages" : "one page"}`);
+  if (from < oldest - 1) count(r.tally, "list_changes: paged a pruned log");
+}
+
+/**
+ * Makes the Note ready for a sound edit, by a member: approved (for an
+ * agent's), with a tab of the edit's kind, and (for an edit of one item) a tab
+ * of that kind with two items or more. Each call is checked as any other.
+ */
+async function prepareEdit(m: Model, r: Run, operation: string, byAgent: boolean): Promise<void> {
+  const member = app(someMember(m));
+  const kind = operation.startsWith("slide") ? "slides" : "sheet";
+  const tabs = () => m.strip.filter((x) => x.type === kind);
+  if (byAgent && m.meta?.approved !== true) await r.call({ caller: member, name: "set_approval", input: { approved: true } });
+  if (tabs().length === 0) await r.call({ caller: member, name: "add_tab", input: { tab_type: kind } });
+  const target = tabs()[0];
+  if (target === undefined || !/_(update|delete|move)$/.test(operation) || tabs().some((x) => x.slide_count + x.row_count > 1)) return;
+  const change = (input: Row) => r.call({ caller: member, name: "change_tab", input: { tab_id: target.id, ...input } });
+  if (kind === "slides") return void (await change({ operation: "slides_add_outline", slides: slideList({ count: "3", flaw: "none" }) }));
+  if (target.columns.length === 0) await change({ operation: "columns_add", columns: ["Name", "Age", "2024"] });
+  await change({ operation: "rows_append", rows: rowList("3", target.columns) });
 }
 
 /** The agent reads a deck's or a Sheet's first page, and the next one when there is one. */

@@ -22,6 +22,8 @@ export type ErrorCode =
 export interface Caller {
   user: string;
   channel: "connector" | "app";
+  /** An agent's OAuth client (every agent of the histories has one): whom the change log names. */
+  client?: { id: string; name: string | null };
 }
 export type Row = Record<string, unknown>;
 export type Tables = Record<string, Row[]>;
@@ -61,6 +63,14 @@ export const LIMIT = {
   rowsPage: 500,
   rowsPageDefault: 100,
   pageChars: 250_000,
+  changesPage: 200,
+  changesPageDefault: 50,
+  /** The change log keeps the newest entries; each commit drops the one that falls out. */
+  changesKept: 1000,
+  /** Slide or row IDs an entry lists; ids_omitted counts the rest. */
+  idsPerChange: 20,
+  /** Entries a version_conflict carries. */
+  conflictChanges: 20,
 } as const;
 
 /** The distance between two appended items' order keys (a deck's slides, a Sheet's rows). */
@@ -69,7 +79,7 @@ export const KEY_GAP = 1024;
 export const FIXED = ["markdown", "files", "sources"] as const;
 const FIXED_LABEL: Record<string, string> = { markdown: "Markdown", files: "Files", sources: "Sources" };
 const DEFAULT_LABEL: Record<string, string> = { slides: "Slides", sheet: "Sheet" };
-const AGENT_OPERATIONS = new Set(["list_tabs", "read_tab", "list_attachments", "create_tab", "edit_tab", "add_source"]);
+const AGENT_OPERATIONS = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", "create_tab", "edit_tab", "add_source"]);
 
 /** Citations the histories use, each with the stored and the normalized form SPEC §5 gives it (null: refused). */
 export const URLS: Record<string, { given: string; url: string; normalized: string } | { given: string; url: null }> = {
@@ -127,8 +137,8 @@ export interface Success {
 export interface Expectation {
   /** Error codes that are right answers (empty: the call must succeed). */
   codes: ErrorCode[];
-  /** Fields each of those errors must carry. */
-  fields: Partial<Record<ErrorCode, Row>>;
+  /** Fields each of those errors must carry: any one of the sets (two limits passed at once, each is right). */
+  fields: Partial<Record<ErrorCode, Row[]>>;
   /** What a success must look like (null: the call must fail). */
   success: Success | null;
 }
@@ -214,6 +224,12 @@ export class NoteModel {
    * an attachment's seq; a deck's or a Sheet's order key, and the items before it.
    */
   readonly cursors: { cursor: string; kind: string; after: number; count?: number; lastId?: string }[] = [];
+  /**
+   * The change log by version: one entry per committed change, its fields in
+   * the order the Note writes them, `at` as TIME until the Note's own time is
+   * learned (`learnTimes`) from its table after the step that committed it.
+   */
+  readonly log = new Map<number, Row>();
   #keyCounter = 0;
 
   constructor(readonly noteId: string) {}
@@ -269,7 +285,31 @@ export class NoteModel {
       idempotency: [...this.keys].map(([key, r]) => ({ key, tool: r.tool, result: r.result, created_at: TIME, fingerprint: FINGERPRINT })),
       sources: this.sources.map((s) => ({ ...s, added_at: TIME })),
       files: this.files.map((f) => ({ ...f, added_at: TIME })),
+      // The entry as the Note serializes it, byte for byte, its time masked as the projection masks it.
+      changes: [...this.log].map(([version, entry]) => ({ version, entry: JSON.stringify({ ...entry, at: TIME }) })),
     };
+  }
+
+  /** Takes the times the Note gave its entries (read from its table), so that answers carrying them compare exactly. */
+  learnTimes(times: ReadonlyMap<number, string>): void {
+    for (const [version, at] of times) {
+      const entry = this.log.get(version);
+      if (entry !== undefined) entry.at = at;
+    }
+  }
+
+  /** The log's entries after `version`, oldest first, at most `limit`: copies, as answers carry them. */
+  changesAfter(version: number, limit = Number.MAX_SAFE_INTEGER): Row[] {
+    return [...this.log.keys()]
+      .filter((v) => v > version)
+      .sort((a, b) => a - b)
+      .slice(0, limit)
+      .map((v) => structuredClone(this.log.get(v) as Row));
+  }
+
+  /** The oldest version the log holds (null: none). */
+  get oldestChange(): number | null {
+    return this.log.size === 0 ? null : Math.min(...this.log.keys());
   }
 
   // ---- the plan of each operation ------------------------------------------
@@ -288,6 +328,8 @@ export class NoteModel {
         return this.#readTab(caller, input);
       case "list_attachments":
         return this.#listAttachments(caller, input);
+      case "list_changes":
+        return this.#listChanges(caller, input);
       case "create_tab":
       case "edit_tab":
       case "add_source":
@@ -320,6 +362,7 @@ export class NoteModel {
           this.members.set(caller.user, "owner");
           this.strip = FIXED.map((id) => newTab(id, id, FIXED_LABEL[id] as string));
           this.markdown = typeof input.markdown === "string" ? input.markdown : "";
+          this.#log(caller, "create_note", {});
         },
       }),
     };
@@ -430,6 +473,43 @@ export class NoteModel {
     };
   }
 
+  /**
+   * A page of the change log after since_version, oldest first; the next
+   * page's since_version while entries follow this page, else null. A
+   * since_version ahead of the Note is the caller's mistake.
+   */
+  #listChanges(caller: Caller, input: Row): Plan {
+    const failures: Failure[] = [];
+    if (Object.keys(input).some((k) => k !== "since_version" && k !== "limit")) failures.push(invalid(VALIDATE));
+    const since = input.since_version;
+    if (!integer(since, 0, Number.MAX_SAFE_INTEGER)) failures.push(invalid(VALIDATE));
+    if (input.limit !== undefined && !integer(input.limit, 1, LIMIT.changesPage)) failures.push(invalid(VALIDATE));
+    failures.push(...this.#access(caller));
+    if (integer(since, 0, Number.MAX_SAFE_INTEGER) && (since as number) > this.version) failures.push(invalid(AGAINST_NOTE));
+    return {
+      failures,
+      success: () => {
+        const changes = this.changesAfter(since as number, typeof input.limit === "number" ? input.limit : LIMIT.changesPageDefault);
+        const last = changes.at(-1)?.version as number | undefined;
+        const more = last !== undefined && this.changesAfter(last, 1).length > 0;
+        return answers({ note_id: this.noteId, version: this.version, oldest_version: this.oldestChange, changes, next_since_version: more ? last : null });
+      },
+    };
+  }
+
+  /**
+   * What a version_conflict says besides both versions: the changes after the
+   * caller's version (none when it is ahead), at most the few it carries, and
+   * whether those are every change since (none left out, none pruned).
+   */
+  #conflict(expected: unknown): Failure {
+    const current = this.version;
+    const behind = typeof expected === "number" && expected < current;
+    const changes = behind ? this.changesAfter(expected, LIMIT.conflictChanges) : [];
+    const complete = !behind || (changes.length === current - (expected as number) && changes.every((c, i) => c.version === (expected as number) + 1 + i));
+    return { code: "version_conflict", stage: VERSION, fields: { expected_version: expected, current_version: current, changes, changes_complete: complete } };
+  }
+
   // ---- the agent's writes --------------------------------------------------
 
   /** SPEC §3: arguments, access, key, version, target. */
@@ -448,9 +528,7 @@ export class NoteModel {
     } else if (record !== undefined) {
       replay = this.#replay(record, input);
     }
-    if (input.expected_version !== this.version) {
-      failures.push({ code: "version_conflict", stage: VERSION, fields: { expected_version: input.expected_version, current_version: this.version } });
-    }
+    if (input.expected_version !== this.version) failures.push(this.#conflict(input.expected_version));
     return {
       failures,
       replay,
@@ -461,7 +539,10 @@ export class NoteModel {
           check: (value, window) => outcome.check(value, window),
           apply: (value) => {
             const result = outcome.result(value);
+            const before = this.version;
             outcome.apply(value);
+            // A write that committed (the version moved) is logged: an edit by its own name, the rest by the tool's.
+            if (this.version !== before) this.#log(caller, tool === "edit_tab" ? String(input.operation) : tool, outcome.touched(value));
             if (outcome.writes) this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
           },
         };
@@ -522,6 +603,7 @@ export class NoteModel {
         return {
           writes: true,
           result: (value) => expected(value),
+          touched: (value) => (type === "slides" ? { tab_id: value.tab_id, slide_ids: value.slide_ids } : { tab_id: value.tab_id, row_ids: value.row_ids }),
           check: (value, window) => [
             ...this.#newTabId(value.tab_id, String(type), window),
             ...(type === "slides" ? this.#newItemIds("slide", value.slide_ids, deck.length, window) : this.#newItemIds("row", value.row_ids, rows.length, window)),
@@ -554,11 +636,13 @@ export class NoteModel {
           version: done.unchanged ? this.version : this.version + 1,
           replayed: false,
         });
+        const touched = (value: Row): Row => ({ tab_id: t.id, [t.type === "slides" ? "slide_ids" : "row_ids"]: done.ids(value) });
         // An update to what is already there changes no content and keeps the version; its key records the answer.
-        if (done.unchanged) return { writes: true, result: (value) => expected(value), check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))], apply: () => {} };
+        if (done.unchanged) return { writes: true, result: (value) => expected(value), touched, check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))], apply: () => {} };
         return {
           writes: true,
           result: (value) => expected(value),
+          touched,
           check: (value, window) => [...done.check(value, window), ...same(expected(value), withoutDiffer(value, false))],
           apply: (value) => {
             done.apply(value);
@@ -784,7 +868,7 @@ export class NoteModel {
         if (existing !== undefined) {
           // A page already attached: the existing source, nothing written, no key recorded (SPEC §5).
           const answer = { note_id: this.noteId, source_id: `source-${existing.seq}`, title: existing.title, url: existing.url, normalized_url: existing.normalized_url, already_attached: true, version: this.version, replayed: false };
-          return { writes: false, result: () => answer, check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
+          return { writes: false, result: () => answer, touched: () => ({}), check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
         }
         const seq = (this.sources.at(-1)?.seq ?? 0) + 1;
         const title = String(input.title).trim();
@@ -792,6 +876,7 @@ export class NoteModel {
         return {
           writes: true,
           result: () => expected,
+          touched: () => ({ source_id: expected.source_id }),
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
             this.sources.push({ seq, title, url: p.url, normalized_url: p.normalized, description: typeof input.description === "string" ? input.description : "" });
@@ -810,9 +895,7 @@ export class NoteModel {
     const failures: Failure[] = [];
     if (input.expected_version !== undefined && !integer(input.expected_version, 1, Number.MAX_SAFE_INTEGER)) failures.push(invalid(VALIDATE));
     failures.push(...this.#access(caller));
-    if (input.expected_version !== undefined && input.expected_version !== this.version) {
-      failures.push({ code: "version_conflict", stage: VERSION, fields: { expected_version: input.expected_version, current_version: this.version } });
-    }
+    if (input.expected_version !== undefined && input.expected_version !== this.version) failures.push(this.#conflict(input.expected_version));
     const change = this.#personal(name, input);
     failures.push(...change.failures);
     return {
@@ -837,6 +920,8 @@ export class NoteModel {
             if (plan.apply === undefined) return;
             plan.apply(value);
             this.#bump();
+            // A content edit is logged by its own name (slide_move, rows_append), every other change by its own.
+            this.#log(caller, name === "change_tab" ? String(input.operation) : name, plan.touched?.(value) ?? {});
           },
         };
       },
@@ -878,7 +963,14 @@ export class NoteModel {
       case "add_member": {
         argument(text(input.user, LIMIT.user, { required: true, nonBlank: true }));
         const user = input.user as string;
-        return { failures, plan: () => (this.members.has(user) ? {} : { apply: () => void this.members.set(user, "editor") }) };
+        return { failures, plan: () => (this.members.has(user) ? {} : { touched: () => ({ member: user }), apply: () => void this.members.set(user, "editor") }) };
+      }
+      case "remove_member": {
+        argument(oneLine(input.user, LIMIT.user) && (input.user as string).trim() === input.user);
+        const user = input.user as string;
+        // The last member cannot go: nobody could use the Note after. A non-member's removal changes nothing.
+        if (this.members.has(user) && this.members.size === 1) failures.push(invalid(TARGET));
+        return { failures, plan: () => (this.members.has(user) ? { touched: () => ({ member: user }), apply: () => void this.members.delete(user) } : {}) };
       }
       case "add_tab": {
         const type = input.tab_type;
@@ -898,6 +990,7 @@ export class NoteModel {
           plan: () => ({
             newTab: String(type),
             tab: (id) => summary(made(id), position),
+            touched: (value) => ({ tab_id: (value.tab as Row).id }),
             apply: (value) => {
               const tab = made((value.tab as Row).id);
               this.#addTab(tab, position);
@@ -914,7 +1007,7 @@ export class NoteModel {
             const t = tab as Tab;
             const next = String(input.label).trim();
             if (t.label === next) return {};
-            return { tab: () => summary({ ...t, label: next }, this.strip.indexOf(t)), apply: () => void (t.label = next) };
+            return { tab: () => summary({ ...t, label: next }, this.strip.indexOf(t)), touched: () => ({ tab_id: t.id }), apply: () => void (t.label = next) };
           },
         };
       }
@@ -930,6 +1023,7 @@ export class NoteModel {
             if (this.strip.indexOf(t) === to) return {};
             return {
               tab: () => summary(t, to),
+              touched: () => ({ tab_id: t.id }),
               apply: () => {
                 this.strip = this.strip.filter((x) => x !== t);
                 this.strip.splice(to, 0, t);
@@ -943,6 +1037,8 @@ export class NoteModel {
         return {
           failures,
           plan: () => ({
+            // The deleted tab's ID: the answer no longer names it, the log does.
+            touched: () => ({ tab_id: (tab as Tab).id }),
             apply: () => {
               this.strip = this.strip.filter((x) => x !== tab);
               this.slides.delete((tab as Tab).id);
@@ -964,6 +1060,7 @@ export class NoteModel {
               tab: () => summary({ ...t, slide_count: deck.length }, this.strip.indexOf(t)),
               // A replaced deck's slides are new slides, with new IDs and keys from the first.
               items: { field: "slide_ids", ids: (value) => value.slide_ids, check: (value, window) => this.#newItemIds("slide", value.slide_ids, deck.length, window) },
+              touched: (value) => ({ tab_id: t.id, slide_ids: value.slide_ids }),
               apply: (value) => {
                 this.slides.set(t.id, this.#identify("slide", deck, value.slide_ids, null));
                 t.slide_count = deck.length;
@@ -986,6 +1083,7 @@ export class NoteModel {
             return {
               tab: () => summary(done.tab, this.strip.indexOf(tab as Tab)),
               items: { field, ids: done.ids, check: done.check },
+              touched: (value) => ({ tab_id: done.tab.id, [field]: done.ids(value) }),
               apply: (value) => done.apply(value),
             };
           },
@@ -993,7 +1091,7 @@ export class NoteModel {
       }
       case "set_markdown": {
         argument(text(input.text, LIMIT.markdown, { required: true }));
-        return { failures, plan: () => (input.text === this.markdown ? {} : { apply: () => void (this.markdown = input.text as string) }) };
+        return { failures, plan: () => (input.text === this.markdown ? {} : { touched: () => ({ tab_id: "markdown" }), apply: () => void (this.markdown = input.text as string) }) };
       }
       case "add_file": {
         argument(text(input.name, LIMIT.fileName, { required: true, nonBlank: true }));
@@ -1005,6 +1103,7 @@ export class NoteModel {
           failures,
           plan: () => ({
             file_id: `file-${seq}`,
+            touched: () => ({ file_id: `file-${seq}` }),
             apply: () => {
               this.files.push({ seq, name: String(input.name).trim(), media_type: String(input.media_type), size_bytes: input.size_bytes as number });
               (this.meta as Meta).file_count += 1;
@@ -1077,6 +1176,35 @@ export class NoteModel {
     (this.meta as Meta).version += 1;
   }
 
+  /**
+   * The entry of the change that just committed as the Note's version: who (an
+   * agent by its client, else the person), the operation, what it touched
+   * (lists of IDs cut to the first few, ids_omitted counting the rest), fields
+   * in the Note's order. The entry that falls out of the log goes.
+   */
+  #log(caller: Caller, operation: string, touched: Row): void {
+    const version = this.version;
+    let actor: Row = { kind: "person", user: caller.user };
+    if (caller.channel === "connector") {
+      if (caller.client === undefined) throw new Error("the histories' agents carry their OAuth client");
+      actor = { kind: "agent", user: caller.user, client_id: caller.client.id, client_name: caller.client.name };
+    }
+    const entry: Row = { version, at: TIME, actor, operation };
+    let omitted = 0;
+    for (const field of ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"]) {
+      const given = touched[field];
+      if (given === undefined) continue;
+      if (!Array.isArray(given)) entry[field] = given;
+      else {
+        entry[field] = given.slice(0, LIMIT.idsPerChange);
+        omitted += Math.max(0, given.length - LIMIT.idsPerChange);
+      }
+    }
+    if (omitted > 0) entry.ids_omitted = omitted;
+    this.log.set(version, entry);
+    this.log.delete(version - LIMIT.changesKept);
+  }
+
   #addedTabs(): number {
     return this.strip.filter((t) => t.type === "slides" || t.type === "sheet").length;
   }
@@ -1124,7 +1252,7 @@ export class NoteModel {
 interface Target {
   failures: Failure[];
   /** A success of the target step; `result` is what the key records (a write's first answer). */
-  success: () => Success & { result: (value: Row) => Row };
+  success: () => Success & { result: (value: Row) => Row; touched: (value: Row) => Row };
 }
 
 /** What a person's change does: nothing (no apply), or a change and what its answer names. */
@@ -1136,6 +1264,8 @@ interface PersonalPlan {
   newTab?: string;
   /** The slides or rows the change added, changed, moved or deleted, as the answer names them. */
   items?: { field: string; ids: (value: Row) => unknown; check: (value: Row, window: TimeWindow) => string[] };
+  /** What its log entry says it touched (none: nothing but the Note). */
+  touched?: (value: Row) => Row;
   apply?: (value: Row) => void;
 }
 
@@ -1151,7 +1281,7 @@ export const FINGERPRINT = "<fingerprint>";
  */
 function settle(plan: Plan): Expectation {
   const codes = new Set<ErrorCode>();
-  const fields: Partial<Record<ErrorCode, Row>> = {};
+  const fields: Partial<Record<ErrorCode, Row[]>> = {};
   let success: Success | null = null;
   for (const late of [false, true]) {
     const stageOf = (f: Failure) => (late && f.late === true ? TARGET : f.stage);
@@ -1160,7 +1290,7 @@ function settle(plan: Plan): Expectation {
     else if (plan.failures.length > 0) {
       for (const f of plan.failures.filter((x) => stageOf(x) === first)) {
         codes.add(f.code);
-        if (f.fields !== undefined) fields[f.code] = f.fields;
+        if (f.fields !== undefined && !(fields[f.code] ?? []).some((known) => canonical(known) === canonical(f.fields))) (fields[f.code] ??= []).push(f.fields);
       }
     } else success = (plan.success as () => Success)();
   }

@@ -3,7 +3,7 @@
  * table of the object's SQLite database, the real rows projected onto the
  * model's columns, and the rules every state of a Note keeps.
  */
-import { canonical, FINGERPRINT, FIXED, show, TIME, type Row, type Tables } from "./note-model.js";
+import { canonical, FINGERPRINT, FIXED, LIMIT, show, TIME, type Row, type Tables } from "./note-model.js";
 
 /** The tables the model predicts row by row: their columns and primary keys. */
 const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
@@ -16,6 +16,7 @@ const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
   idempotency: { columns: ["key", "tool", "result", "created_at", "fingerprint"], key: ["key"] },
   sources: { columns: ["seq", "title", "url", "normalized_url", "description", "added_at"], key: ["seq"] },
   files: { columns: ["seq", "name", "media_type", "size_bytes", "added_at"], key: ["seq"] },
+  changes: { columns: ["version", "entry"], key: ["version"] },
 };
 /** SQLite's tables outside the model, each with a rule of its own (`sqliteRules`). */
 const RULED = ["outbox", "schema_migrations", "sqlite_sequence"];
@@ -145,6 +146,32 @@ export function invariants(rows: Tables): string[] {
     const orphans = (rows[table] ?? []).filter((s) => !tabs.some((t) => t.id === s.tab_id && t.type === type));
     if (orphans.length > 0) problems.push(`${orphans.length} ${table} of no ${type} tab, e.g. ${show(orphans[0])}`);
   }
+  problems.push(...logRules(rows));
+  return problems;
+}
+
+/**
+ * The change log of a Note created under it holds one entry per committed
+ * change, the newest kept: versions one after another, the last the Note's
+ * version, as many as the versions it keeps (a Note's first version is its
+ * creation, a change too), each entry's JSON naming its row's version.
+ */
+function logRules(rows: Tables): string[] {
+  const problems: string[] = [];
+  const log = rows.changes ?? [];
+  const versions = log.map((r) => Number(r.version));
+  const version = rows.meta?.[0]?.version;
+  if (versions.some((v, i) => i > 0 && v !== (versions[i - 1] as number) + 1)) problems.push(`the log's versions ${show(versions)} are not one after another`);
+  if (version === undefined) {
+    if (log.length > 0) problems.push(`the log holds ${log.length} entries without a Note`);
+  } else {
+    if (versions.at(-1) !== version) problems.push(`the log's newest entry is version ${show(versions.at(-1))}, the Note's version is ${show(version)}`);
+    if (log.length !== Math.min(Number(version), LIMIT.changesKept)) problems.push(`the log holds ${log.length} entries at version ${show(version)}: one per committed change, the last ${LIMIT.changesKept} kept`);
+  }
+  for (const row of log) {
+    const named = typeof row.entry === "string" ? ENTRY_START.exec(row.entry)?.[1] : undefined;
+    if (named !== String(row.version)) problems.push(`changes row ${show(row.version)} holds the entry of version ${show(named)}`);
+  }
   return problems;
 }
 
@@ -184,12 +211,41 @@ function column(table: string, name: string, value: unknown, problems: string[])
     delete result.arguments_differ;
     return result;
   }
+  if (table === "changes" && name === "entry") return entryWithoutTime(value, problems);
   if (table === "idempotency" && name === "fingerprint") {
     // Its value is the domain's hash; the model checks what it is for: a replay's arguments_differ.
     if (typeof value !== "string" || !/^[0-9a-f]{16}$/.test(value)) problems.push(`${table}.${name}: ${show(value)} is not 16 hex digits`);
     return FINGERPRINT;
   }
   return value;
+}
+
+/** How an entry's JSON begins: its version, then its time. */
+const ENTRY_START = /^\{"version":(\d+),"at":"([^"]*)",/;
+
+/**
+ * An entry's JSON exactly as stored but for its time, which must be an ISO
+ * 8601 instant as Date writes it and is masked: the rest compares byte for byte.
+ */
+function entryWithoutTime(value: unknown, problems: string[]): unknown {
+  const start = typeof value === "string" ? ENTRY_START.exec(value) : null;
+  if (start === null) {
+    problems.push(`changes.entry: ${show(value)} does not begin with its version and time`);
+    return value;
+  }
+  const at = start[2] as string;
+  if (Number.isNaN(Date.parse(at)) || new Date(Date.parse(at)).toISOString() !== at) problems.push(`changes.entry: at ${show(at)} is not an ISO 8601 time`);
+  return `{"version":${start[1]},"at":${JSON.stringify(TIME)},${(value as string).slice(start[0].length)}`;
+}
+
+/** Each entry's version and time, by version, from the rows as stored. */
+export function entryTimes(tables: Tables): Map<number, string> {
+  const times = new Map<number, string>();
+  for (const row of tables.changes ?? []) {
+    const start = typeof row.entry === "string" ? ENTRY_START.exec(row.entry) : null;
+    if (start !== null) times.set(Number(row.version), start[2] as string);
+  }
+  return times;
 }
 
 function byKey(rows: Row[], key: string[]): Row[] {

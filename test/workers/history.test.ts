@@ -2,7 +2,8 @@
  * Generated histories through the real Note object (SQLite, with restarts) and
  * over the in-memory store, checked step by step against a reference model: a
  * failed call leaves every table byte-identical, a successful one changes
- * exactly what the model says, and a restart loses nothing acknowledged.
+ * exactly what the model says, a restart loses nothing acknowledged, and the
+ * change log holds exactly one entry per committed change (the last 1,000).
  *
  * HISTORY_RUNS=5000 for a longer run; HISTORY_SEED, HISTORY_PATH and
  * HISTORY_REPLAY_PATH replay a failure (its message prints them);
