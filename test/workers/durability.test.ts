@@ -5,7 +5,13 @@ import { describe, expect, it } from "vitest";
 import { DIRECTORY_MIGRATIONS, NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
 import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
-import { api, newNote, ok } from "../support/workers.js";
+import { api, newNote, ok, tool } from "../support/workers.js";
+
+/** Takes a database back to the schema before migration 8, as a Note written then holds it: no change log. */
+function beforeMigration8(sql: Sql): void {
+  sql.run("DROP TABLE changes");
+  sql.run("DELETE FROM schema_migrations WHERE version = 8");
+}
 
 /**
  * Takes a database back to the schema before migration 7, as a Note written
@@ -14,6 +20,7 @@ import { api, newNote, ok } from "../support/workers.js";
  * counter, no row count or columns on tabs.
  */
 function beforeMigration7(sql: Sql): void {
+  beforeMigration8(sql);
   sql.run("DROP TABLE sheet_rows");
   sql.run("DROP INDEX slides_id");
   sql.run("UPDATE slides SET idx = idx / 1024");
@@ -253,6 +260,72 @@ describe("durability", () => {
     expect(rows.rows).toEqual([
       { id: appended.row_ids[0], index: 0, cells: { Name: "Ada", Age: 36 } },
       { id: appended.row_ids[1], index: 1, cells: { Name: "Alan", Age: 41 } },
+    ]);
+  });
+
+  it("migration 8 gives a Note written before it an empty change log: its first entry is the first change after, and list_note_changes pages from there", async () => {
+    const { noteId, version } = await newNote();
+    const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1" }] });
+    const before = deck.version as number;
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    // The database as schema 7 left it; the object upgrades it when it next starts.
+    await runInDurableObject(stub, (_instance, state) => state.storage.transactionSync(() => beforeMigration8(new Sql(state.storage.sql))));
+    await abortAllDurableObjects();
+
+    const changes = (input: Record<string, unknown>) => ok("list_note_changes", { note_id: noteId, ...input });
+    // Nothing changed since the upgrade: an empty log, and no next page, from any version.
+    expect(await changes({ since_version: 0 })).toEqual({ note_id: noteId, version: before, oldest_version: null, changes: [], next_since_version: null });
+    expect(await changes({ since_version: before })).toMatchObject({ changes: [], next_since_version: null });
+
+    // Three changes after it, by the agent and the person.
+    const added = await ok("edit_note_tab", { note_id: noteId, expected_version: before, idempotency_key: "b", tab_id: deck.tab_id, operation: "slide_add", title: "A2" });
+    const renamed = await api("PATCH", `/notes/${noteId}/tabs/${deck.tab_id}`, { label: "Renamed" });
+    expect(renamed.status).toBe(200);
+    const source = await ok("add_note_source", { note_id: noteId, expected_version: before + 2, idempotency_key: "c", title: "R", url: "https://example.org/r" });
+    expect(source.version).toBe(before + 3);
+
+    // The agent by its OAuth client (its registered name is the sign-in's business, tested there).
+    const agent = expect.objectContaining({ kind: "agent", user: "alice", client_id: expect.any(String) });
+    const log = [
+      { version: before + 1, actor: agent, operation: "slide_add", tab_id: deck.tab_id, slide_ids: added.slide_ids },
+      { version: before + 2, actor: { kind: "person", user: "alice" }, operation: "rename_tab", tab_id: deck.tab_id },
+      { version: before + 3, actor: agent, operation: "add_source", source_id: source.source_id },
+    ];
+    const whole = await changes({ since_version: 0, limit: 3 });
+    // A full page that reaches the Note's version is the last.
+    expect(whole).toMatchObject({ version: before + 3, oldest_version: before + 1, next_since_version: null });
+    expect(whole.changes).toHaveLength(3);
+    whole.changes.forEach((entry: Record<string, unknown>, i: number) => {
+      expect(entry).toEqual({ ...log[i], at: expect.any(String) });
+      expect(new Date(entry.at as string).toISOString()).toBe(entry.at);
+    });
+
+    // In pages of two from a version older than the log's first entry: the entries after the upgrade, each once.
+    const first = await changes({ since_version: 0, limit: 2 });
+    expect(first.changes.map((c: { version: number }) => c.version)).toEqual([before + 1, before + 2]);
+    expect(first.next_since_version).toBe(before + 2);
+    const second = await changes({ since_version: first.next_since_version, limit: 2 });
+    // A short page is the last.
+    expect(second).toMatchObject({ changes: [whole.changes[2]], next_since_version: null });
+    expect(await changes({ since_version: 1, limit: 5 })).toEqual({ ...whole });
+    const person = await api("GET", `/notes/${noteId}/changes?since_version=0&limit=2`);
+    expect(person.status).toBe(200);
+    expect(person.body).toEqual(first);
+
+    // A version_conflict lists the changes since; from before the upgrade, some are not in the log.
+    const write = (expected: number) => tool("create_note_tab", { note_id: noteId, expected_version: expected, idempotency_key: `late-${expected}`, tab_type: "slides" });
+    const fromUpgrade = await write(before);
+    expect(fromUpgrade.data).toMatchObject({ code: "version_conflict", changes: whole.changes, changes_complete: true });
+    const fromEarlier = await write(before - 1);
+    expect(fromEarlier.data).toMatchObject({ code: "version_conflict", changes: whole.changes, changes_complete: false });
+
+    // The log is the Note's own: it survives a restart, and the next change follows it.
+    await abortAllDurableObjects();
+    const next = await ok("create_note_tab", { note_id: noteId, expected_version: before + 3, idempotency_key: "d", tab_type: "sheet" });
+    const after = await changes({ since_version: before + 2 });
+    expect(after.changes.map((c: { version: number; operation: string }) => [c.version, c.operation])).toEqual([
+      [before + 3, "add_source"],
+      [next.version, "create_tab"],
     ]);
   });
 
