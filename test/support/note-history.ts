@@ -5,7 +5,7 @@
  * and every table against the reference model.
  */
 import fc from "fast-check";
-import { AGENT_EDITS, canonical, LIMIT, NoteModel, PERSON_EDITS, show, URLS, type Call, type Caller, type ErrorCode, type Expectation, type Row, type Tables, type TimeWindow } from "./note-model.js";
+import { AGENT_EDITS, canonical, LIMIT, NoteModel, PERSON_EDITS, show, UNKNOWN_CLIENT, URLS, type Call, type Caller, type ErrorCode, type Expectation, type Row, type Tables, type TimeWindow } from "./note-model.js";
 import { differences, dumpText, entryTimes, invariants, ordered, project, sqliteRules } from "./note-tables.js";
 
 export type Answer = { ok: true; value: Row } | { ok: false; error: Row } | { thrown: string };
@@ -65,6 +65,7 @@ export function uncovered(tally: Tally): string[] {
     "entry by the person",
     "entry by a named agent",
     "entry by an unnamed agent",
+    "entry by an agent without a client",
   ];
   return [...wanted.filter((w) => !tally.has(w)), ...codes.filter((code) => !seen.some((k) => k.endsWith(`: ${code}`))).map((code) => `any ${code}`)];
 }
@@ -75,14 +76,22 @@ export type Start = "approved" | "created" | "empty";
 /** How far a tab ID's time may stand from the test's clock: workerd moves its clock only at I/O. */
 const CLOCK_SLACK_MS = 2_000;
 const app = (user: string): Caller => ({ user, channel: "app" });
-/** The agents' OAuth clients: most registered a name, some none (the log says null). */
+/**
+ * The agents' OAuth clients: most registered a name, some none (the log says
+ * null); `none` is a connector caller that names no client at all, which the
+ * MCP route never sends but the log must still call an agent.
+ */
 const CLIENTS = {
   claude: { id: "client-claude", name: "Claude" },
   inspector: { id: "client-inspector", name: "MCP Inspector" },
   unnamed: { id: "client-7f3a", name: null },
+  none: undefined,
 } as const;
 type ClientName = keyof typeof CLIENTS;
-const agent = (user: string, client: ClientName = "claude"): Caller => ({ user, channel: "connector", client: { ...CLIENTS[client] } });
+const agent = (user: string, client: ClientName = "claude"): Caller => {
+  const given = CLIENTS[client];
+  return given === undefined ? { user, channel: "connector" } : { user, channel: "connector", client: { ...given } };
+};
 /** Who acts for the Note in the bulk and setup steps: its owner while a member, else any member. */
 const someMember = (m: Readonly<Model>): string => [...m.members].find(([, role]) => role === "owner")?.[0] ?? [...m.members.keys()][0] ?? "alice";
 
@@ -220,10 +229,11 @@ export class Run {
     const pruned = [...before].filter((v) => !(tables.changes ?? []).some((r) => Number(r.version) === v));
     if (pruned.length > 0) count(this.tally, "log pruned");
     for (const row of added) {
-      const entry = JSON.parse(String(row.entry)) as { at: string; actor: { kind: string; client_name?: string | null } };
+      const entry = JSON.parse(String(row.entry)) as { at: string; actor: { kind: string; client_id?: string; client_name?: string | null } };
       const ms = Date.parse(entry.at);
       if (window !== undefined && !(ms >= window[0] && ms <= window[1])) problems.push(`entry ${show(row.version)} has time ${entry.at}, outside the step's ${new Date(window[0]).toISOString()}..${new Date(window[1]).toISOString()}`);
-      count(this.tally, entry.actor.kind === "person" ? "entry by the person" : entry.actor.client_name === null ? "entry by an unnamed agent" : "entry by a named agent");
+      const agentKind = entry.actor.client_id === UNKNOWN_CLIENT ? "an agent without a client" : entry.actor.client_name === null ? "an unnamed agent" : "a named agent";
+      count(this.tally, `entry by ${entry.actor.kind === "person" ? "the person" : agentKind}`);
     }
     return problems;
   }
@@ -388,7 +398,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
   const person = <P extends { who: string }>(name: string, weight: number, params: fc.Arbitrary<P>, input: (p: P, m: Model) => Row) =>
     call(name, weight, params, (p, m) => ({ caller: app(p.who), name, input: compact(input(p, m)) }));
   // An agent's call carries its OAuth client, with the name it registered or none.
-  const client = pick<ClientName>({ claude: 4, inspector: 2, unnamed: 2 });
+  const client = pick<ClientName>({ claude: 4, inspector: 2, unnamed: 2, none: 1 });
   const tool = <P extends { who: string }>(name: string, weight: number, params: fc.Arbitrary<P>, input: (p: P, m: Model) => Row) =>
     call(name, weight, fc.tuple(params, client), ([p, c], m) => ({ caller: agent(p.who, c), name, input: compact(input(p, m)) }));
 

@@ -22,7 +22,7 @@ export type ErrorCode =
 export interface Caller {
   user: string;
   channel: "connector" | "app";
-  /** An agent's OAuth client (every agent of the histories has one): whom the change log names. */
+  /** An agent's OAuth client: whom the change log names. */
   client?: { id: string; name: string | null };
 }
 export type Row = Record<string, unknown>;
@@ -72,6 +72,9 @@ export const LIMIT = {
   /** Entries a version_conflict carries. */
   conflictChanges: 20,
 } as const;
+
+/** The client_id the log gives an agent whose caller names no client. */
+export const UNKNOWN_CLIENT = "(unknown)";
 
 /** The distance between two appended items' order keys (a deck's slides, a Sheet's rows). */
 export const KEY_GAP = 1024;
@@ -1184,11 +1187,11 @@ export class NoteModel {
    */
   #log(caller: Caller, operation: string, touched: Row): void {
     const version = this.version;
-    let actor: Row = { kind: "person", user: caller.user };
-    if (caller.channel === "connector") {
-      if (caller.client === undefined) throw new Error("the histories' agents carry their OAuth client");
-      actor = { kind: "agent", user: caller.user, client_id: caller.client.id, client_name: caller.client.name };
-    }
+    // A connector's write is an agent's, even one whose caller names no client: it never passes for the person's.
+    const actor: Row =
+      caller.channel === "app"
+        ? { kind: "person", user: caller.user }
+        : { kind: "agent", user: caller.user, client_id: caller.client?.id ?? UNKNOWN_CLIENT, client_name: caller.client?.name ?? null };
     const entry: Row = { version, at: TIME, actor, operation };
     let omitted = 0;
     for (const field of ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"]) {
