@@ -67,10 +67,12 @@ export function touchedBy(result: {
   file_id?: string;
 }): Touched {
   const touched: Touched = {};
-  const tab = result.tab_id ?? result.tab?.id;
+  // Sources and files live in their fixed tabs: an entry names the tab every change touched.
+  const tab = result.tab_id ?? result.tab?.id ?? (result.source_id !== undefined ? "sources" : result.file_id !== undefined ? "files" : undefined);
   if (tab !== undefined) touched.tab_id = tab;
-  if (result.slide_ids !== undefined) touched.slide_ids = result.slide_ids;
-  if (result.row_ids !== undefined) touched.row_ids = result.row_ids;
+  // An empty list (columns_add's rows, an empty deck's slides) says nothing.
+  if (result.slide_ids !== undefined && result.slide_ids.length > 0) touched.slide_ids = result.slide_ids;
+  if (result.row_ids !== undefined && result.row_ids.length > 0) touched.row_ids = result.row_ids;
   if (result.source_id !== undefined) touched.source_id = result.source_id;
   if (result.file_id !== undefined) touched.file_id = result.file_id;
   return touched;

@@ -879,7 +879,7 @@ export class NoteModel {
         return {
           writes: true,
           result: () => expected,
-          touched: () => ({ source_id: expected.source_id }),
+          touched: () => ({ tab_id: "sources", source_id: expected.source_id }),
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
             this.sources.push({ seq, title, url: p.url, normalized_url: p.normalized, description: typeof input.description === "string" ? input.description : "" });
@@ -1106,7 +1106,7 @@ export class NoteModel {
           failures,
           plan: () => ({
             file_id: `file-${seq}`,
-            touched: () => ({ file_id: `file-${seq}` }),
+            touched: () => ({ tab_id: "files", file_id: `file-${seq}` }),
             apply: () => {
               this.files.push({ seq, name: String(input.name).trim(), media_type: String(input.media_type), size_bytes: input.size_bytes as number });
               (this.meta as Meta).file_count += 1;
@@ -1196,7 +1196,8 @@ export class NoteModel {
     let omitted = 0;
     for (const field of ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"]) {
       const given = touched[field];
-      if (given === undefined) continue;
+      // An empty list (columns_add's rows, an empty deck's slides) is left out.
+      if (given === undefined || (Array.isArray(given) && given.length === 0)) continue;
       if (!Array.isArray(given)) entry[field] = given;
       else {
         entry[field] = given.slice(0, LIMIT.idsPerChange);

@@ -289,7 +289,7 @@ describe("durability", () => {
     const log = [
       { version: before + 1, actor: agent, operation: "slide_add", tab_id: deck.tab_id, slide_ids: added.slide_ids },
       { version: before + 2, actor: { kind: "person", user: "alice" }, operation: "rename_tab", tab_id: deck.tab_id },
-      { version: before + 3, actor: agent, operation: "add_source", source_id: source.source_id },
+      { version: before + 3, actor: agent, operation: "add_source", tab_id: "sources", source_id: source.source_id },
     ];
     const whole = await changes({ since_version: 0, limit: 3 });
     // A full page that reaches the Note's version is the last.
