@@ -298,7 +298,6 @@ function copyTab(tab: TabRow): TabRow {
   return { ...tab, columns: [...tab.columns] };
 }
 
-/** A copy of an item as a read hands it out: its cells too, never the stored object. */
 /** A change entry's own copy, field by field: structuredClone here was the largest single cost of a write in `npm run sim`. */
 function copyChange(entry: ChangeEntry): ChangeEntry {
   const copy: ChangeEntry = { ...entry, actor: { ...entry.actor } };
@@ -307,6 +306,7 @@ function copyChange(entry: ChangeEntry): ChangeEntry {
   return copy;
 }
 
+/** A copy of an item as a read hands it out: its cells too, never the stored object. */
 function copyItem<T>(item: T): T {
   return structuredClone(item);
 }
