@@ -12,6 +12,7 @@ import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
 import { clip } from "../note/unicode.js";
+import { page } from "../page/routes.js";
 import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
 import { authorize, oidcCallback } from "./authorize.js";
@@ -78,6 +79,8 @@ app.get("/.well-known/oauth-protected-resource", (c) => {
 });
 
 app.route("/authorize", authorize);
+// The person's page for a Note; its script reads and writes through /api/v1.
+app.route("/notes", page);
 app.route(OIDC_CALLBACK_PATH, oidcCallback);
 app.route(PAGES_PATH, pageSession);
 

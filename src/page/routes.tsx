@@ -1,0 +1,50 @@
+/**
+ * @module
+ * The person's page, mounted at /notes: the shell for a Note (`GET /notes/:id`),
+ * its script and its style sheet. None of these needs a session: the shell
+ * holds no data, and the script signs in when the API answers 401.
+ *
+ * @example
+ * app.route("/notes", page);
+ */
+import { Hono } from "hono";
+import { APP_JS } from "./generated/app-js.js";
+import { Shell } from "./shell.js";
+import { APP_CSS } from "./style.js";
+
+export const page = new Hono();
+
+/**
+ * Only this origin's script, style and connections: `connect-src` names the
+ * socket's ws(s) origin too, since browsers differ on whether 'self' covers it.
+ */
+export function contentSecurityPolicy(origin: URL): string {
+  const socketOrigin = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `connect-src 'self' ${socketOrigin}`,
+    "img-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+const common = { "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
+
+page.get("/app.js", () => new Response(APP_JS, { headers: { ...common, "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" } }));
+page.get("/app.css", () => new Response(APP_CSS, { headers: { ...common, "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" } }));
+
+// A Note ID's spelling (src/mcp/schemas.ts): anything else under /notes is not a page.
+page.get("/:id{[A-Za-z0-9_-]{1,64}}", (c) => {
+  const html = `<!doctype html>${String(<Shell />)}`;
+  return c.body(html, 200, {
+    ...common,
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": contentSecurityPolicy(new URL(c.req.url)),
+    "Cache-Control": "no-store",
+  });
+});

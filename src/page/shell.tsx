@@ -1,0 +1,99 @@
+/**
+ * @module
+ * The person's page for one Note: a static HTML shell with no data in it.
+ * The script (/notes/app.js) reads the Note through the person's API with the
+ * session cookie and keeps it current over the live socket, so the shell is
+ * the same for every Note and every person, and nothing in it needs escaping.
+ */
+import type { FC, PropsWithChildren } from "hono/jsx";
+
+/** Where the page's script and style sheet are served (src/page/routes.ts). */
+export const SCRIPT_PATH = "/notes/app.js";
+export const STYLE_PATH = "/notes/app.css";
+
+const Section: FC<PropsWithChildren<{ id: string; title: string }>> = ({ id, title, children }) => (
+  <section id={id} aria-labelledby={`${id}-title`}>
+    <h2 id={`${id}-title`}>{title}</h2>
+    {children}
+  </section>
+);
+
+/** The page's skeleton: the script fills each region by its id and never replaces the forms the person is typing in. */
+export const Shell: FC = () => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>Note · osFoundry Notes</title>
+      <link rel="stylesheet" href={STYLE_PATH} />
+      <script src={SCRIPT_PATH} type="module"></script>
+    </head>
+    <body>
+      <a class="skip" href="#tab-panel">Skip to the selected tab</a>
+      <header>
+        <h1 id="note-title">Loading the Note…</h1>
+        <p class="meta">
+          <span>Note ID <code id="note-id"></code></span> <span>version <strong id="note-version">–</strong></span>{" "}
+          <span id="live-state">offline</span>
+        </p>
+        <p id="status" role="status" aria-live="polite"></p>
+      </header>
+      <main>
+        <Section id="tabs" title="Tabs">
+          <ol id="tab-strip" class="tab-strip"></ol>
+          <form id="add-tab" class="row">
+            <label>
+              Type{" "}
+              <select name="tab_type">
+                <option value="slides">Slides</option>
+                <option value="sheet">Sheet</option>
+              </select>
+            </label>
+            <label>
+              Label <input name="label" maxlength={200} autocomplete="off" />
+            </label>
+            <button type="submit">Add tab</button>
+          </form>
+        </Section>
+        <Section id="tab-panel" title="Selected tab">
+          <p class="meta">
+            <span id="tab-type"></span> <code id="tab-id"></code>
+          </p>
+          <form id="rename-tab" class="row" hidden>
+            <label>
+              Label <input name="label" maxlength={200} autocomplete="off" required />
+            </label>
+            <button type="submit">Rename</button>
+          </form>
+          <div class="row">
+            <button type="button" id="move-earlier">Move earlier</button>
+            <button type="button" id="move-later">Move later</button>
+            <button type="button" id="delete-tab" hidden>Delete tab</button>
+            <button type="button" id="confirm-delete" class="danger" hidden>Yes, delete this tab</button>
+          </div>
+          <div id="tab-content"></div>
+          <form id="markdown-form" hidden>
+            <label for="markdown-text">Markdown</label>
+            <textarea id="markdown-text" name="text" rows={14} spellcheck={false}></textarea>
+            <div class="row">
+              <button type="submit">Save Markdown</button>
+              <button type="button" id="markdown-reload">Discard my edits</button>
+            </div>
+          </form>
+          <button type="button" id="load-more" hidden>Load more</button>
+        </Section>
+        <Section id="access" title="Who may use this Note">
+          <ul id="members"></ul>
+          <p>
+            Connectors (AI agents): <strong id="approval-state">–</strong>{" "}
+            <button type="button" id="approval-toggle">Approve for connectors</button>
+          </p>
+        </Section>
+        <Section id="activity" title="Activity">
+          <p class="hint">Every change to this Note, oldest first: agents are marked by the name of their client.</p>
+          <ol id="feed" class="feed"></ol>
+        </Section>
+      </main>
+    </body>
+  </html>
+);

@@ -1,0 +1,53 @@
+/**
+ * @module
+ * The page's style sheet, served as /notes/app.css (the CSP allows no inline
+ * style). Readable from a 360-px-wide screen up; focus is always visible.
+ */
+export const APP_CSS = `
+:root { color-scheme: light dark; --fg: #1b1b1f; --muted: #5b5b66; --line: #c9c9d1; --accent: #1a56db; --agent: #7a2e9e; --person: #0f6b3a; --bg: #fff; --panel: #f4f4f7; }
+@media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --muted: #a8a8b3; --line: #44444d; --accent: #8ab4ff; --agent: #d9a6f2; --person: #8fe0b0; --bg: #16161a; --panel: #202026; } }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
+header, main { max-width: 72rem; margin: 0 auto; padding: 0.75rem 1rem; }
+main { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
+@media (min-width: 60rem) { main { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); } #tabs, #tab-panel { grid-column: 1; } #access { grid-column: 2; grid-row: 1; } #activity { grid-column: 2; grid-row: 2 / span 2; } }
+h1 { font-size: 1.5rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+h2 { font-size: 1.15rem; margin: 0 0 0.5rem; overflow-wrap: anywhere; }
+h3 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }
+section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; min-width: 0; }
+code { font: 0.85em ui-monospace, monospace; overflow-wrap: anywhere; }
+.meta, .hint { color: var(--muted); font-size: 0.9rem; margin: 0.25rem 0; }
+.meta span { margin-right: 0.75rem; }
+#status:not(:empty) { border-left: 4px solid var(--accent); padding: 0.25rem 0.5rem; background: var(--panel); }
+#live-state[data-state="live"] { color: var(--person); }
+.row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: end; margin: 0.5rem 0; }
+label { display: inline-flex; flex-direction: column; gap: 0.15rem; font-size: 0.9rem; }
+input, select, textarea, button { font: inherit; color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 0.4rem 0.6rem; max-width: 100%; }
+textarea { width: 100%; font-family: ui-monospace, monospace; display: block; }
+button { cursor: pointer; min-height: 2.5rem; }
+button[disabled] { opacity: 0.5; cursor: default; }
+button.danger { border-color: #b3261e; color: #b3261e; }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+.skip { position: absolute; left: -999px; }
+.skip:focus { left: 1rem; top: 0.5rem; background: var(--bg); padding: 0.5rem; }
+.tab-strip { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; padding: 0; margin: 0; }
+.tab-strip button { display: flex; flex-direction: column; align-items: flex-start; text-align: left; }
+.tab-strip button[aria-pressed="true"] { border: 2px solid var(--accent); font-weight: 600; }
+.tab-strip code { color: var(--muted); font-weight: normal; }
+.slides { padding-left: 1.5rem; }
+.slides li { margin: 0.5rem 0; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+.slides .body, .slides .notes { white-space: pre-wrap; margin: 0.25rem 0; overflow-wrap: anywhere; }
+.slides .notes { color: var(--muted); font-size: 0.9rem; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+.attachments { padding-left: 1.25rem; overflow-wrap: anywhere; }
+.feed { padding-left: 0; list-style: none; max-height: 32rem; overflow-y: auto; margin: 0; }
+.feed li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; font-size: 0.9rem; }
+.feed .version { font-variant-numeric: tabular-nums; color: var(--muted); }
+.feed .actor { font-weight: 600; }
+.feed .actor.agent { color: var(--agent); }
+.feed .actor.person { color: var(--person); }
+.feed .badge { font-size: 0.75rem; border: 1px solid currentColor; border-radius: 999px; padding: 0 0.4rem; color: var(--muted); }
+[hidden] { display: none !important; }
+`;
