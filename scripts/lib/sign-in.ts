@@ -15,6 +15,8 @@ export interface SignInOptions {
   scopes: readonly string[];
   /** Which resource the token is for: the MCP endpoint or the person's API. */
   resource?: "mcp" | "api";
+  /** The name the client registers with (what the person's page shows for its changes); "Local script" by default. */
+  clientName?: string;
   /** How to reach the connector; the global fetch by default. */
   fetch?: (request: Request) => Promise<Response>;
 }
@@ -36,7 +38,7 @@ export async function signIn(options: SignInOptions): Promise<LocalTokens> {
   const resource = `${origin}${options.resource === "api" ? "/api/v1" : "/mcp"}`;
 
   const registered = await expectOk(
-    send(jsonRequest(`${origin}/oauth/register`, { client_name: "Local script", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" })),
+    send(jsonRequest(`${origin}/oauth/register`, { client_name: options.clientName ?? "Local script", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" })),
     "register a client",
   );
   const clientId = String(registered.client_id);

@@ -15,6 +15,7 @@ const WORDS: Readonly<Record<string, string>> = {
   move_tab: "moved tab",
   delete_tab: "deleted tab",
   set_slides: "replaced the slides of",
+  slide_add: "added a slide to",
   slides_add_outline: "added slides to",
   slide_update: "changed a slide in",
   slide_delete: "deleted a slide from",

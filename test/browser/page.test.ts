@@ -1,0 +1,253 @@
+/**
+ * The person's page in a real browser (issue 13, acceptance 1 and 2):
+ * headless Chromium (Debian's package, driven by playwright-core, never a
+ * downloaded browser) against `wrangler dev`, signed in the way a person is
+ * (the page's 401 sends it to /notes/sign-in and the local consent page).
+ * An agent builds a deck through the official MCP client while the page is
+ * open; the person renames it from the keyboard; the server restarts while
+ * writes go on, and the page catches up with nothing missing or doubled.
+ * It saves the README's screenshots into docs/.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient } from "../../scripts/demo-session.js";
+import { orThrow, PersonApi } from "../../scripts/lib/person-api.js";
+import { signIn } from "../../scripts/lib/sign-in.js";
+import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
+/** The agent's registered client name: the page must show its changes under it. */
+const AGENT = "Deck Builder (browser test)";
+const USER = "alice";
+/** Waits for the page: generous, since two cores are shared; how long it took is reported, never asserted. */
+const WAIT = { timeout: 60_000 };
+
+let server: LocalServer;
+let persistDir = "";
+let port = 0;
+let browser: Browser;
+let people: PersonApi;
+let agentToken = "";
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package, or set CHROMIUM_PATH`);
+  persistDir = await tempPersistDir();
+  port = await freePort();
+  server = await startLocalServer({ port, persistTo: persistDir });
+  people = new PersonApi({ origin: server.url, token: (await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:app"], resource: "api" })).access_token });
+  agentToken = (await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp", clientName: AGENT })).access_token;
+  // Chromium's sandbox refuses to run as root (CI's containers): only then without it.
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (persistDir !== "") await removeDir(persistDir);
+});
+
+/** A new Note alice owns and approved for connectors; its ID and version. */
+async function newNote(title: string): Promise<{ noteId: string; version: number }> {
+  const noteId = `page-${crypto.randomUUID()}`;
+  return { noteId, version: await people.createApprovedNote(noteId, title) };
+}
+
+/**
+ * Opens the Note's page in a fresh browser context, signing in as a person
+ * does: the page's first read answers 401, its script goes to /notes/sign-in,
+ * the local consent page is answered from the keyboard, and the callback's
+ * cookie brings the browser back. Waits until the page is live.
+ */
+async function openPage(noteId: string, width = 1280): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  (page as Page & { problems: string[] }).problems = problems;
+  if (process.env.PAGE_TEST_AUTH === "bearer") {
+    // Development before the cookie bridge: the person's token on every request the page makes.
+    await page.setExtraHTTPHeaders({ authorization: `Bearer ${(await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:app"], resource: "api" })).access_token}` });
+    await page.goto(`${server.url}/notes/${noteId}`);
+  } else {
+    await page.goto(`${server.url}/notes/${noteId}`);
+    await page.waitForURL(/\/authorize\?/, WAIT);
+    const user = page.locator('input[name="user"]');
+    await user.fill(USER);
+    await user.focus();
+    await page.keyboard.press("Enter"); // the form's first button: Allow
+    await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
+    expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
+  }
+  await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
+  return page;
+}
+
+/** Presses Tab until `selector` has the focus: proves it can be reached from the keyboard. */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let presses = 0; presses < 80; presses += 1) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) === true, selector)) return;
+    await page.keyboard.press("Tab");
+  }
+  throw new Error(`${selector} cannot be reached with Tab`);
+}
+
+/** The page's tab strip: each tab's label and exact ID, in order. */
+function tabStrip(page: Page): Promise<{ id: string; label: string }[]> {
+  return page.locator("#tab-strip button").evaluateAll((buttons) =>
+    buttons.map((b) => ({ id: b.getAttribute("data-tab-id") ?? "", label: b.querySelector(".label")?.textContent ?? "" })),
+  );
+}
+
+/** The activity feed as the page shows it: version, actor kind and operation of each line, in order. */
+function feedOf(page: Page): Promise<{ version: number; actor: string; operation: string; text: string }[]> {
+  return page.locator("#feed li").evaluateAll((items) =>
+    items.map((li) => ({ version: Number(li.getAttribute("data-version")), actor: li.getAttribute("data-actor") ?? "", operation: li.getAttribute("data-operation") ?? "", text: li.textContent ?? "" })),
+  );
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  return result.structuredContent;
+}
+
+async function shot(page: Page, name: string, selector?: string): Promise<void> {
+  const path = `${DOCS}${name}`;
+  if (selector === undefined) await page.screenshot({ path, fullPage: true });
+  else await page.locator(selector).screenshot({ path });
+}
+
+describe("the person's page, live", () => {
+  it("acceptance 1: an agent's 12-slide deck appears without a reload under the client's name; the person renames it from the keyboard; the agent sees the new label under the same ID; the feed lists both in order", async () => {
+    const { noteId, version } = await newNote("Launch plan");
+    const page = await openPage(noteId);
+    await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(version));
+    // A reload would lose this mark: it proves the deck arrives over the socket.
+    await page.evaluate(() => Object.assign(window, { stayedOpen: true }));
+
+    const client = await connectClient(server.mcpUrl, agentToken);
+    try {
+      await client.listTools();
+      const outline = Array.from({ length: 12 }, (_, i) => ({ title: `Slide ${i + 1}: ${["Why", "What", "How", "When"][i % 4]}`, body: `Point ${i + 1} of the plan`, notes: `Say it in 30 s (${i + 1})` }));
+      const sent = Date.now();
+      const deck = await call(client, "create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides", label: "Q3 launch", slides: outline });
+      expect(deck).toMatchObject({ slide_count: 12, version: version + 1 });
+      const tabButton = page.locator(`#tab-strip button[data-tab-id="${deck.tab_id}"]`);
+      await tabButton.waitFor(WAIT);
+      const appeared = Date.now() - sent;
+      const agentLine = page.locator(`#feed li[data-version="${version + 1}"]`);
+      await agentLine.waitFor(WAIT);
+      console.log(`acceptance 1: the agent's deck was on the page ${appeared} ms after create_note_tab was sent`);
+      expect(await page.evaluate(() => (window as unknown as { stayedOpen?: boolean }).stayedOpen)).toBe(true);
+      expect(await agentLine.getAttribute("data-actor")).toBe("agent");
+      expect(await agentLine.getAttribute("data-operation")).toBe("create_tab");
+      expect(await agentLine.textContent()).toContain(AGENT);
+      expect(await tabButton.textContent()).toContain(deck.tab_id);
+
+      // The person picks the deck and renames it, from the keyboard only.
+      await tabTo(page, `#tab-strip button[data-tab-id="${deck.tab_id}"]`);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(deck.tab_id);
+      const titles = await page.locator(".slides li h3").allTextContents();
+      expect(titles).toEqual(outline.map((slide) => slide.title));
+      expect(await page.locator(".slides li").evaluateAll((items) => items.map((li) => li.getAttribute("data-slide-id")))).toEqual(deck.slide_ids);
+      await shot(page, "page-deck.png");
+
+      await tabTo(page, "#rename-tab input[name=label]");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("Q3 launch (final)");
+      await page.keyboard.press("Enter");
+      await expect.poll(() => tabButton.locator(".label").textContent(), WAIT).toBe("Q3 launch (final)");
+      const personLine = page.locator(`#feed li[data-version="${version + 2}"]`);
+      await personLine.waitFor(WAIT);
+      expect(await personLine.getAttribute("data-actor")).toBe("person");
+      expect(await personLine.getAttribute("data-operation")).toBe("rename_tab");
+
+      const listed = await call(client, "list_note_tabs", { note_id: noteId });
+      expect(listed.version).toBe(version + 2);
+      expect(listed.tabs.find((tab: { id: string }) => tab.id === deck.tab_id)).toMatchObject({ id: deck.tab_id, label: "Q3 launch (final)", slide_count: 12 });
+
+      // The feed, in order: the agent's deck, then the person's rename, each once.
+      const feed = await feedOf(page);
+      expect(feed.map((line) => [line.version, line.actor, line.operation]).slice(-2)).toEqual([
+        [version + 1, "agent", "create_tab"],
+        [version + 2, "person", "rename_tab"],
+      ]);
+      expect(new Set(feed.map((line) => line.version)).size).toBe(feed.length);
+      expect(await page.locator("#tab-strip button").count()).toBe(listed.tabs.length);
+      await shot(page, "page-activity.png", "#activity");
+
+      // A 360-pixel-wide screen: nothing wider than the screen, the strip and the deck still there.
+      await page.setViewportSize({ width: 360, height: 800 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await shot(page, "page-narrow.png");
+      expect((page as Page & { problems: string[] }).problems).toEqual([]);
+    } finally {
+      await client.close();
+      await page.context().close();
+    }
+  });
+
+  it("acceptance 2: the server restarts while writes go on; the page catches up: its version, tabs, deck and feed equal the API's and the change log, no entry twice, none missing", async () => {
+    const { noteId } = await newNote("Restart");
+    const tab = orThrow(await people.addTab(noteId, { tab_type: "slides", label: "Running deck" }), "add a deck");
+    const page = await openPage(noteId);
+    await tabTo(page, `#tab-strip button[data-tab-id="${tab.tab.id}"]`);
+    await page.keyboard.press("Enter");
+
+    let written = 0;
+    /** One appended slide through the person's API (the agent's path is acceptance 1's). */
+    const write = async (): Promise<void> => {
+      written += 1;
+      const answer = await people.request("POST", `/notes/${noteId}/tabs/${tab.tab.id}/slides`, { slides: [{ title: `Slide ${written}` }] });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    };
+    for (let i = 0; i < 5; i += 1) await write();
+
+    const stopped = Date.now();
+    await server.stop();
+    await expect.poll(() => page.locator("#live-state").getAttribute("data-state"), WAIT).not.toBe("live");
+    server = await startLocalServer({ port, persistTo: persistDir });
+    // The writes go on while the page is still away (it waits 0.5 s, 1 s, 2 s … between tries).
+    for (let i = 0; i < 8; i += 1) await write();
+    const api = await read<WholeNote>(`/notes/${noteId}`);
+    await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(api.version));
+    await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
+    console.log(`acceptance 2: the page was live and at version ${api.version} ${Date.now() - stopped} ms after the server was stopped`);
+
+    // One more write once it is back: it arrives over the new socket.
+    await write();
+    const now = await read<WholeNote>(`/notes/${noteId}`);
+    await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(now.version));
+    await expect.poll(() => page.locator(".slides li").count(), WAIT).toBe(written);
+
+    expect(await tabStrip(page)).toEqual(now.tabs.map((t) => ({ id: t.id, label: t.label })));
+    const deck = now.tabs.find((t) => t.id === tab.tab.id);
+    expect(await page.locator(".slides li").evaluateAll((items) => items.map((li) => li.getAttribute("data-slide-id")))).toEqual(deck?.slides?.map((s) => s.id));
+    const log = await read<{ changes: { version: number; operation: string; actor: { kind: string } }[] }>(`/notes/${noteId}/changes?since_version=0&limit=200`);
+    await expect.poll(async () => (await feedOf(page)).length, WAIT).toBe(log.changes.length);
+    expect((await feedOf(page)).map((line) => [line.version, line.actor, line.operation])).toEqual(log.changes.map((c) => [c.version, c.actor.kind, c.operation]));
+    expect(log.changes.at(-1)?.version).toBe(now.version);
+    await page.context().close();
+  });
+});
+
+interface WholeNote {
+  version: number;
+  tabs: { id: string; label: string; slides?: { id: string }[] }[];
+}
+
+/** A read through the person's API that must answer 200. */
+async function read<T>(path: string): Promise<T> {
+  const answer = await people.request("GET", path);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as T;
+}
