@@ -79,10 +79,11 @@ app.get("/.well-known/oauth-protected-resource", (c) => {
 });
 
 app.route("/authorize", authorize);
-// The person's page for a Note; its script reads and writes through /api/v1.
-app.route("/notes", page);
 app.route(OIDC_CALLBACK_PATH, oidcCallback);
 app.route(PAGES_PATH, pageSession);
+// The person's page for a Note (its script reads and writes through /api/v1). Any other
+// route under /notes (the page's sign-in, above) must be mounted before it: a Note ID could spell it.
+app.route("/notes", page);
 
 app.get("/", (c) => {
   const origin = c.get("oauth").issuer;

@@ -33,9 +33,13 @@ export function contentSecurityPolicy(origin: URL): string {
   ].join("; ");
 }
 
+/** The tab's icon (without one, every browser asks for /favicon.ico and logs its 404). */
+const ICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1a56db"/><path d="M4 4h8v1.5H4zm0 3h8v1.5H4zm0 3h5v1.5H4z" fill="#fff"/></svg>';
+
 const common = { "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" };
 
 page.get("/app.js", () => new Response(APP_JS, { headers: { ...common, "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" } }));
+page.get("/icon.svg", () => new Response(ICON_SVG, { headers: { ...common, "Content-Type": "image/svg+xml", "Cache-Control": "max-age=86400" } }));
 page.get("/app.css", () => new Response(APP_CSS, { headers: { ...common, "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" } }));
 
 // A Note ID's spelling (src/mcp/schemas.ts): anything else under /notes is not a page.

@@ -25,6 +25,7 @@ export const Shell: FC = () => (
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>Note · osFoundry Notes</title>
+      <link rel="icon" href="/notes/icon.svg" type="image/svg+xml" />
       <link rel="stylesheet" href={STYLE_PATH} />
       <script src={SCRIPT_PATH} type="module"></script>
     </head>

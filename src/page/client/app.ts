@@ -121,6 +121,21 @@ async function loadFeed(version: number): Promise<void> {
 let socket: WebSocket | null = null;
 let attempt = 0;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
+/** When the socket last sent anything (a frame or the answer to a ping). */
+let heardAt = 0;
+/** A socket can die without a close event (a laptop lid, a NAT): a ping every 30 s, and one unanswered for 10 s reconnects. */
+const PING_EVERY_MS = 30_000;
+const PONG_WITHIN_MS = 10_000;
+
+setInterval(() => {
+  const ws = socket;
+  if (ws === null || ws.readyState !== WebSocket.OPEN) return;
+  const sent = Date.now();
+  ws.send("ping"); // the object answers "pong" without waking up
+  setTimeout(() => {
+    if (socket === ws && heardAt < sent) reconnectNow();
+  }, PONG_WITHIN_MS);
+}, PING_EVERY_MS);
 
 function connect(): void {
   if (stopped) return;
@@ -132,6 +147,8 @@ function connect(): void {
   ws.addEventListener("message", (event) => {
     if (socket !== ws) return;
     attempt = 0;
+    heardAt = Date.now();
+    if (event.data === "pong") return;
     let message: LiveMessage;
     try {
       message = JSON.parse(String(event.data)) as LiveMessage;
