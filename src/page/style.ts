@@ -14,7 +14,7 @@ main { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
 h1 { font-size: 1.5rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.15rem; margin: 0 0 0.5rem; overflow-wrap: anywhere; }
 h3 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }
-section { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; min-width: 0; }
+section { align-self: start; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem; min-width: 0; }
 code { font: 0.85em ui-monospace, monospace; overflow-wrap: anywhere; }
 .meta, .hint { color: var(--muted); font-size: 0.9rem; margin: 0.25rem 0; }
 .meta span { margin-right: 0.75rem; }

@@ -68,8 +68,15 @@ async function openPage(noteId: string, width = 1280): Promise<Page> {
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(error.message));
+  // Failed loads are counted by their responses below, with their URLs.
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(message.text());
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
+  });
+  let signedIn = false;
+  page.on("response", (response) => {
+    // Before sign-in: the 401 that sends the page to sign in, and the consent page's own requests.
+    if (!signedIn && (response.status() === 401 || !response.url().startsWith(`${server.url}/notes/`))) return;
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
   });
   (page as Page & { problems: string[] }).problems = problems;
   if (process.env.PAGE_TEST_AUTH === "bearer") {
@@ -86,6 +93,7 @@ async function openPage(noteId: string, width = 1280): Promise<Page> {
     await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
     expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
   }
+  signedIn = true;
   await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
   return page;
 }
@@ -150,12 +158,14 @@ describe("the person's page, live", () => {
       expect(await agentLine.getAttribute("data-actor")).toBe("agent");
       expect(await agentLine.getAttribute("data-operation")).toBe("create_tab");
       expect(await agentLine.textContent()).toContain(AGENT);
+      await expect.poll(() => agentLine.locator(".tab").textContent(), WAIT).toBe(`“Q3 launch” (${deck.tab_id})`);
       expect(await tabButton.textContent()).toContain(deck.tab_id);
 
       // The person picks the deck and renames it, from the keyboard only.
       await tabTo(page, `#tab-strip button[data-tab-id="${deck.tab_id}"]`);
       await page.keyboard.press("Enter");
       await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(deck.tab_id);
+      expect(await page.locator("#rename-tab input[name=label]").inputValue()).toBe("Q3 launch");
       const titles = await page.locator(".slides li h3").allTextContents();
       expect(titles).toEqual(outline.map((slide) => slide.title));
       expect(await page.locator(".slides li").evaluateAll((items) => items.map((li) => li.getAttribute("data-slide-id")))).toEqual(deck.slide_ids);

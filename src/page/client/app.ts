@@ -270,6 +270,7 @@ function render(): void {
   $("members").replaceChildren(...note.members.map((user) => h("li", {}, user)));
   $("approval-state").textContent = note.approved ? "approved" : "not approved";
   $("approval-toggle").textContent = note.approved ? "Revoke connector access" : "Approve for connectors";
+  relabelFeed();
 }
 
 function renderTabs(): void {
@@ -297,6 +298,8 @@ function select(tabId: string | null, byPerson: boolean): void {
   if (tabId === selected) return;
   selected = tabId;
   contentStale = true;
+  // Another tab: the rename field starts from its label, not from what was typed for the last one.
+  ($<HTMLFormElement>("rename-tab").elements.namedItem("label") as HTMLInputElement).value = "";
   renameBase = "";
   $("confirm-delete").hidden = true;
   if (byPerson) {
@@ -449,7 +452,7 @@ function renderFeed(): void {
   const versions = [...feed.keys()].sort((a, b) => a - b);
   const item = (version: number) => {
     const entry = feed.get(version) as ChangeEntry;
-    const line = describeChange(entry, (id) => note?.tabs.find((tab) => tab.id === id)?.label);
+    const line = describeChange(entry);
     return h(
       "li",
       { "data-version": String(version), "data-actor": entry.actor.kind, "data-operation": entry.operation },
@@ -462,6 +465,8 @@ function renderFeed(): void {
       h("span", { class: "badge" }, entry.actor.kind === "agent" ? "agent" : "person"),
       " ",
       line.what,
+      ...(line.tabId === undefined ? [] : [" ", h("span", { class: "tab", "data-tab-id": line.tabId }, line.tabId)]),
+      line.rest,
     );
   };
   // Entries newer than the last shown are appended; anything else (a snapshot, a page of older ones) redraws.
@@ -470,6 +475,18 @@ function renderFeed(): void {
   else list.replaceChildren(...versions.slice(-FEED_SHOWN).map(item));
   while (list.childElementCount > FEED_SHOWN) list.firstElementChild?.remove();
   feedShown = versions.at(-1) ?? 0;
+  relabelFeed();
+}
+
+/** Names each tab in the feed by its label now (a line drawn before the tab was read shows its ID alone). */
+function relabelFeed(): void {
+  const labels = new Map(note?.tabs.map((tab) => [tab.id, tab.label]));
+  for (const span of $("feed").querySelectorAll<HTMLElement>("span.tab")) {
+    const id = span.dataset.tabId ?? "";
+    const label = labels.get(id);
+    const text = label === undefined ? id : `“${label}” (${id})`;
+    if (span.textContent !== text) span.textContent = text;
+  }
 }
 
 // ---- the person's actions -----------------------------------------------------------------

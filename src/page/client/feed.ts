@@ -36,27 +36,28 @@ const WORDS: Readonly<Record<string, string>> = {
 export interface FeedLine {
   /** The actor: an agent's client name (its ID when it registered none) and the user it acts for, or the person's user ID. */
   who: string;
-  /** The operation in words, then what it touched. */
+  /** The operation in words. */
   what: string;
+  /** The tab it touched: the page names it by its label now. */
+  tabId?: string;
+  /** The rest of what it touched: the member, the number of slides or rows, the source or file. */
+  rest: string;
 }
 
-/** `labelOf` gives a tab's current label, when the tab is still there. */
-export function describeChange(entry: ChangeEntry, labelOf: (tabId: string) => string | undefined): FeedLine {
+export function describeChange(entry: ChangeEntry): FeedLine {
   const actor = entry.actor;
   const who = actor.kind === "agent" ? `${actor.client_name ?? actor.client_id} (for ${actor.user})` : actor.user;
-  const parts = [WORDS[entry.operation] ?? entry.operation];
-  if (entry.tab_id !== undefined) {
-    const label = labelOf(entry.tab_id);
-    parts.push(label === undefined ? entry.tab_id : `“${label}” (${entry.tab_id})`);
-  }
-  if (entry.member !== undefined) parts.push(entry.member);
+  const rest: string[] = [];
+  if (entry.member !== undefined) rest.push(` ${entry.member}`);
   const items = entry.slide_ids ?? entry.row_ids;
   if (items !== undefined) {
     const count = items.length + (entry.ids_omitted ?? 0);
     const noun = entry.slide_ids !== undefined ? "slide" : "row";
-    parts.push(`: ${count} ${noun}${count === 1 ? "" : "s"}`);
+    rest.push(`: ${count} ${noun}${count === 1 ? "" : "s"}`);
   }
-  if (entry.source_id !== undefined) parts.push(entry.source_id);
-  if (entry.file_id !== undefined) parts.push(entry.file_id);
-  return { who, what: parts.join(" ").replace(" :", ":") };
+  if (entry.source_id !== undefined) rest.push(` ${entry.source_id}`);
+  if (entry.file_id !== undefined) rest.push(` ${entry.file_id}`);
+  const line: FeedLine = { who, what: WORDS[entry.operation] ?? entry.operation, rest: rest.join("") };
+  if (entry.tab_id !== undefined) line.tabId = entry.tab_id;
+  return line;
 }
