@@ -1,0 +1,73 @@
+/**
+ * The person's page as the Worker serves it (src/page): a shell with no data
+ * and a strict CSP, its script and its style sheet. What the page does in a
+ * browser is test/browser's.
+ */
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { APP_JS } from "../../src/page/generated/app-js.js";
+import { APP_CSS } from "../../src/page/style.js";
+import { fetchWorker } from "../support/workers.js";
+
+describe("GET /notes/:id", () => {
+  it("answers the same static shell for any Note ID, with no data in it: the script loads the Note", async () => {
+    const [a, b] = await Promise.all([fetchWorker("/notes/demo"), fetchWorker("/notes/someone-elses_note")]);
+    expect(a.status).toBe(200);
+    expect(a.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(a.headers.get("Cache-Control")).toBe("no-store");
+    const html = await a.text();
+    expect(await b.text()).toBe(html);
+    expect(html.startsWith("<!doctype html><html lang=\"en\">")).toBe(true);
+    expect(html).not.toContain("demo");
+    expect(html).toContain('<script src="/notes/app.js" type="module"></script>');
+    expect(html).toContain('<link rel="stylesheet" href="/notes/app.css"/>');
+  });
+
+  it("forbids inline script and style, and connects only to its own origin and its socket's", async () => {
+    const response = await fetchWorker("/notes/demo");
+    const csp = response.headers.get("Content-Security-Policy") ?? "";
+    const directives = new Map(csp.split("; ").map((d) => [d.split(" ")[0], d.split(" ").slice(1).join(" ")]));
+    expect(directives.get("default-src")).toBe("'self'");
+    expect(directives.get("script-src")).toBe("'self'");
+    expect(directives.get("style-src")).toBe("'self'");
+    expect(directives.get("connect-src")).toBe("'self' ws://127.0.0.1:8787");
+    expect(directives.get("frame-ancestors")).toBe("'none'");
+    expect(csp).not.toContain("unsafe");
+    expect(response.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    const html = await response.text();
+    // Nothing the CSP would block: no script without a src, no style element or attribute, no handler attribute.
+    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script src="/notes/app.js" type="module">']);
+    expect(html).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=/i);
+  });
+
+  it("names the secure socket origin behind https", async () => {
+    const response = await exports.default.fetch(new Request("https://localhost/notes/demo"));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Security-Policy")).toContain("connect-src 'self' wss://localhost;");
+  });
+
+  it("is not a page for what no Note ID spells", async () => {
+    for (const path of ["/notes/a.b", "/notes/", "/notes/" + "x".repeat(65), "/notes/demo/extra"]) {
+      const response = await fetchWorker(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("Content-Security-Policy"), path).toBeNull();
+    }
+  });
+});
+
+describe("the page's script and style sheet", () => {
+  it("serves /notes/app.js as a JavaScript module and /notes/app.css as CSS, never sniffed", async () => {
+    const script = await fetchWorker("/notes/app.js");
+    expect(script.status).toBe(200);
+    expect(script.headers.get("Content-Type")).toBe("text/javascript; charset=utf-8");
+    expect(script.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(await script.text()).toBe(APP_JS);
+    const style = await fetchWorker("/notes/app.css");
+    expect(style.headers.get("Content-Type")).toBe("text/css; charset=utf-8");
+    expect(await style.text()).toBe(APP_CSS);
+  });
+
+  it("puts data into the page as text only: the script never assigns markup", () => {
+    expect(APP_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
+  });
+});
