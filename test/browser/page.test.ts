@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { orThrow, PersonApi } from "../../scripts/lib/person-api.js";
@@ -63,8 +63,9 @@ async function newNote(title: string): Promise<{ noteId: string; version: number
  * the local consent page is answered from the keyboard, and the callback's
  * cookie brings the browser back. Waits until the page is live.
  */
-async function openPage(noteId: string, width = 1280): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
+async function openPage(noteId: string, beforeOpen?: (context: BrowserContext) => Promise<void>): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await beforeOpen?.(context);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(error.message));
@@ -248,6 +249,106 @@ describe("the person's page, live", () => {
     expect(log.changes.at(-1)?.version).toBe(now.version);
     await page.context().close();
   });
+  it("the person's other actions, from the keyboard: a Sheet's rows and the files shown as text; a tab added, moved and deleted; the Markdown edited; connectors revoked and approved again", async () => {
+    const { noteId } = await newNote("Actions");
+    const sheet = orThrow(await people.addTab(noteId, { tab_type: "sheet", label: "Budget" }), "add a Sheet").tab;
+    for (const [path, body] of [
+      [`/tabs/${sheet.id}/columns`, { columns: ["Item", "Cost"] }],
+      [`/tabs/${sheet.id}/rows`, { rows: [{ Item: "<b>Tea</b>", Cost: 3 }, { Item: "Milk", Cost: 1.5 }] }],
+      ["/files", { name: "plan <i>v2</i>.pdf", media_type: "application/pdf", size_bytes: 1234 }],
+    ] as const) {
+      const answer = await people.request("POST", `/notes/${noteId}${path}`, body);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    }
+    const page = await openPage(noteId);
+
+    // Data is text: markup in a cell or a file name shows as typed, never as elements.
+    await tabTo(page, `#tab-strip button[data-tab-id="${sheet.id}"]`);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#tab-content tbody tr").count(), WAIT).toBe(2);
+    expect(await page.locator("#tab-content tbody tr").evaluateAll((rows) => rows.map((row) => Array.from(row.children, (cell) => cell.textContent)))).toEqual([
+      ["1", "<b>Tea</b>", "3"],
+      ["2", "Milk", "1.5"],
+    ]);
+    await tabTo(page, '#tab-strip button[data-tab-id="files"]');
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#tab-content li strong").textContent(), WAIT).toBe("plan <i>v2</i>.pdf");
+    expect(await page.locator("#tab-content li").textContent()).toContain("application/pdf, 1234 bytes");
+    expect(await page.locator("#tab-content b, #tab-content i").count()).toBe(0);
+
+    // A Sheet added, moved before the first Sheet, then deleted after its confirmation.
+    await tabTo(page, "#add-tab select");
+    await page.keyboard.press("ArrowDown");
+    expect(await page.locator("#add-tab select").inputValue()).toBe("sheet");
+    await tabTo(page, "#add-tab input[name=label]");
+    await page.keyboard.type("Costs");
+    await page.keyboard.press("Enter");
+    const added = page.locator('#tab-strip button:has-text("Costs")');
+    await added.waitFor(WAIT);
+    const addedId = (await added.getAttribute("data-tab-id")) as string;
+    await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(addedId);
+    await tabTo(page, "#move-earlier");
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => (await tabStrip(page)).map((tab) => tab.id).slice(-2), WAIT).toEqual([addedId, sheet.id]);
+    expect(await tabStrip(page)).toEqual((await read<WholeNote>(`/notes/${noteId}`)).tabs.map((t) => ({ id: t.id, label: t.label })));
+    await tabTo(page, "#delete-tab");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("confirm-delete");
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => (await tabStrip(page)).some((tab) => tab.id === addedId), WAIT).toBe(false);
+    expect((await read<WholeNote>(`/notes/${noteId}`)).tabs.some((t) => t.id === addedId)).toBe(false);
+
+    // The Markdown, edited and saved.
+    await tabTo(page, '#tab-strip button[data-tab-id="markdown"]');
+    await page.keyboard.press("Enter");
+    await tabTo(page, "#markdown-text");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("# Actions\n\nWritten on the page.");
+    await tabTo(page, '#markdown-form button[type="submit"]');
+    await page.keyboard.press("Enter");
+    await expect.poll(async () => (await read<{ markdown: string }>(`/notes/${noteId}`)).markdown, WAIT).toBe("# Actions\n\nWritten on the page.");
+
+    // Connector access revoked, then approved again, with the same button.
+    await tabTo(page, "#approval-toggle");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#approval-state").textContent(), WAIT).toBe("not approved");
+    expect((await read<{ approved: boolean }>(`/notes/${noteId}`)).approved).toBe(false);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#approval-state").textContent(), WAIT).toBe("approved");
+
+    const now = await read<WholeNote>(`/notes/${noteId}`);
+    await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(now.version));
+    await expect.poll(async () => (await feedOf(page)).slice(-6).map((line) => [line.actor, line.operation]), WAIT).toEqual(
+      ["add_tab", "move_tab", "delete_tab", "set_markdown", "set_approval", "set_approval"].map((operation) => ["person", operation]),
+    );
+    expect((page as Page & { problems: string[] }).problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("a change made on a version the page has not caught up with is refused: the page re-reads and tells the person", async () => {
+    const { noteId } = await newNote("Conflict");
+    const deck = orThrow(await people.addTab(noteId, { tab_type: "slides", label: "Draft" }), "add a deck").tab;
+    // The socket opens but never speaks: the page learns of the next change only by reading.
+    const page = await openPage(noteId, (context) => context.routeWebSocket(/\/live/, () => {}));
+    await tabTo(page, `#tab-strip button[data-tab-id="${deck.id}"]`);
+    await page.keyboard.press("Enter");
+    const seen = Number(await page.locator("#note-version").textContent());
+
+    const behind = await people.request("PATCH", `/notes/${noteId}/tabs/${deck.id}`, { label: "Renamed elsewhere" });
+    expect(behind.status).toBe(200);
+    await tabTo(page, "#rename-tab input[name=label]");
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("Mine");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#status").textContent(), WAIT).toContain(`not done. The Note changed while you were looking at version ${seen}`);
+    await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(seen + 1));
+    expect(await page.locator(`#tab-strip button[data-tab-id="${deck.id}"] .label`).textContent()).toBe("Renamed elsewhere");
+    const now = await read<WholeNote>(`/notes/${noteId}`);
+    expect(now.version).toBe(seen + 1);
+    expect(now.tabs.find((t) => t.id === deck.id)?.label).toBe("Renamed elsewhere");
+    await page.context().close();
+  });
+
 });
 
 interface WholeNote {
