@@ -61,9 +61,9 @@ async function newNote(title: string): Promise<{ noteId: string; version: number
  * Opens the Note's page in a fresh browser context, signing in as a person
  * does: the page's first read answers 401, its script goes to /notes/sign-in,
  * the local consent page is answered from the keyboard, and the callback's
- * cookie brings the browser back. Waits until the page is live.
+ * cookie brings the browser back (as `user`, alice by default). Waits until the page is live.
  */
-async function openPage(noteId: string, beforeOpen?: (context: BrowserContext) => Promise<void>): Promise<Page> {
+async function openPage(noteId: string, { user = USER, beforeOpen }: { user?: string; beforeOpen?: (context: BrowserContext) => Promise<void> } = {}): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await beforeOpen?.(context);
   const page = await context.newPage();
@@ -80,20 +80,14 @@ async function openPage(noteId: string, beforeOpen?: (context: BrowserContext) =
     if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
   });
   (page as Page & { problems: string[] }).problems = problems;
-  if (process.env.PAGE_TEST_AUTH === "bearer") {
-    // Development before the cookie bridge: the person's token on every request the page makes.
-    await page.setExtraHTTPHeaders({ authorization: `Bearer ${(await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:app"], resource: "api" })).access_token}` });
-    await page.goto(`${server.url}/notes/${noteId}`);
-  } else {
-    await page.goto(`${server.url}/notes/${noteId}`);
-    await page.waitForURL(/\/authorize\?/, WAIT);
-    const user = page.locator('input[name="user"]');
-    await user.fill(USER);
-    await user.focus();
-    await page.keyboard.press("Enter"); // the form's first button: Allow
-    await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
-    expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
-  }
+  await page.goto(`${server.url}/notes/${noteId}`);
+  await page.waitForURL(/\/authorize\?/, WAIT);
+  const field = page.locator('input[name="user"]');
+  await field.fill(user);
+  await field.focus();
+  await page.keyboard.press("Enter"); // the form's first button: Allow
+  await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
+  expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
   signedIn = true;
   await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
   return page;
@@ -329,7 +323,7 @@ describe("the person's page, live", () => {
     const { noteId } = await newNote("Conflict");
     const deck = orThrow(await people.addTab(noteId, { tab_type: "slides", label: "Draft" }), "add a deck").tab;
     // The socket opens but never speaks: the page learns of the next change only by reading.
-    const page = await openPage(noteId, (context) => context.routeWebSocket(/\/live/, () => {}));
+    const page = await openPage(noteId, { beforeOpen: (context) => context.routeWebSocket(/\/live/, () => {}) });
     await tabTo(page, `#tab-strip button[data-tab-id="${deck.id}"]`);
     await page.keyboard.press("Enter");
     const seen = Number(await page.locator("#note-version").textContent());
@@ -349,6 +343,25 @@ describe("the person's page, live", () => {
     await page.context().close();
   });
 
+
+  it("a member removed, or the Note deleted, while the page is open: the socket closes with 4404 and the page says so and stops", async () => {
+    const { noteId } = await newNote("Shared, then gone");
+    expect((await people.request("POST", `/notes/${noteId}/members`, { user: "bob" })).status).toBe(200);
+    const bobs = await openPage(noteId, { user: "bob" });
+    const alices = await openPage(noteId);
+    expect((await people.request("DELETE", `/notes/${noteId}/members/bob`)).status).toBe(200);
+    await expect.poll(() => bobs.locator("#live-state").getAttribute("data-state"), WAIT).toBe("closed");
+    expect(await bobs.locator("#status").textContent()).toContain("This Note is no longer yours to see");
+    // Alice's page stays live and shows bob gone.
+    await expect.poll(() => alices.locator("#members li").allTextContents(), WAIT).toEqual(["alice"]);
+    expect(await alices.locator("#live-state").getAttribute("data-state")).toBe("live");
+
+    expect((await people.request("DELETE", `/notes/${noteId}`)).status).toBe(200);
+    await expect.poll(() => alices.locator("#live-state").getAttribute("data-state"), WAIT).toBe("closed");
+    expect(await alices.locator("#status").textContent()).toContain("This Note is no longer yours to see");
+    await bobs.context().close();
+    await alices.context().close();
+  });
 });
 
 interface WholeNote {
