@@ -72,6 +72,8 @@ function stop(message: string): void {
 async function refresh(): Promise<void> {
   if (stopped) return;
   const answer = await api<Note>("GET", "");
+  // The socket may have closed for good while this read was under way: its reason stands.
+  if (stopped) return;
   if (!answer.ok) {
     if (answer.error.code === "note_not_found") {
       stop("closed");
