@@ -219,6 +219,12 @@ function apply(entry: ChangeEntry): boolean {
   feed.set(entry.version, entry);
   if (touchesSelected(entry)) contentStale = true;
   renderFeed();
+  if (entry.operation === "delete_note") {
+    // Nothing left to read: say who deleted it rather than what a read would answer.
+    stop("closed");
+    say(`This Note was deleted by ${describeChange(entry).who}.`);
+    return false;
+  }
   return true;
 }
 
