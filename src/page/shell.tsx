@@ -92,7 +92,8 @@ export const Shell: FC = () => (
         </Section>
         <Section id="activity" title="Activity">
           <p class="hint">Every change to this Note, oldest first: agents are marked by the name of their client.</p>
-          <ol id="feed" class="feed"></ol>
+          {/* It scrolls: focusable, so the keyboard can scroll it too. */}
+          <ol id="feed" class="feed" tabindex={0} aria-labelledby="activity-title"></ol>
         </Section>
       </main>
     </body>
