@@ -196,6 +196,8 @@ function receive(message: LiveMessage): void {
     case "snapshot":
       note = message.note;
       seen = message.version;
+      // A snapshot behind what the feed shows is a new Note under the same ID: the old one's entries go.
+      for (const version of feed.keys()) if (version > message.version) feed.delete(version);
       for (const entry of message.changes) feed.set(entry.version, entry);
       contentStale = true;
       render();
