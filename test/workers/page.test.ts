@@ -46,6 +46,13 @@ describe("GET /notes/:id", () => {
     expect(response.headers.get("Content-Security-Policy")).toContain("connect-src 'self' wss://localhost;");
   });
 
+  it("leaves the page's sign-in routes to the sign-in, though a Note ID could spell them", async () => {
+    const response = await fetchWorker("/notes/sign-in?return=/notes/demo", { redirect: "manual" });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("Content-Security-Policy")).toBeNull();
+    expect(new URL(response.headers.get("Location") ?? "").pathname).toBe("/authorize");
+  });
+
   it("is not a page for what no Note ID spells", async () => {
     for (const path of ["/notes/a.b", "/notes/", "/notes/" + "x".repeat(65), "/notes/demo/extra"]) {
       const response = await fetchWorker(path);
