@@ -37,6 +37,10 @@ export const Shell: FC = () => (
           <span>Note ID <code id="note-id"></code></span> <span>version <strong id="note-version">–</strong></span>{" "}
           <span id="live-state">offline</span>
         </p>
+        {/* The script sets the action's return path; sign-out is a POST, so another site cannot end the session. */}
+        <form id="sign-out" method="post" action="/notes/sign-out">
+          <button type="submit">Sign out</button>
+        </form>
         <p id="status" role="status" aria-live="polite"></p>
       </header>
       <main>

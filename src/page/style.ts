@@ -11,6 +11,9 @@ body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); backg
 header, main { max-width: 72rem; margin: 0 auto; padding: 0.75rem 1rem; }
 main { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
 @media (min-width: 60rem) { main { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); } #tabs, #tab-panel { grid-column: 1; } #access { grid-column: 2; grid-row: 1; } #activity { grid-column: 2; grid-row: 2 / span 2; } }
+header { position: relative; }
+#sign-out { position: absolute; top: 0.75rem; right: 1rem; }
+@media (max-width: 30rem) { #sign-out { position: static; margin-bottom: 0.5rem; } }
 h1 { font-size: 1.5rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.15rem; margin: 0 0 0.5rem; overflow-wrap: anywhere; }
 h3 { font-size: 1rem; margin: 0; overflow-wrap: anywhere; }

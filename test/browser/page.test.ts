@@ -363,6 +363,18 @@ describe("the person's page, live", () => {
     await bobs.context().close();
     await alices.context().close();
   });
+
+  it("signing out from the page ends the session: the cookie is gone and the API answers the browser 401", async () => {
+    const { noteId } = await newNote("Sign-out");
+    const page = await openPage(noteId);
+    await tabTo(page, "#sign-out button");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/notes\/sign-out/, WAIT);
+    expect((await page.context().cookies()).map((cookie) => cookie.name)).not.toContain("notes_session");
+    const status = await page.evaluate(async (path) => (await fetch(path)).status, `/api/v1/notes/${noteId}`);
+    expect(status).toBe(401);
+    await page.context().close();
+  });
 });
 
 interface WholeNote {

@@ -597,6 +597,7 @@ function bind(): void {
 
 async function start(): Promise<void> {
   $("note-id").textContent = noteId;
+  $<HTMLFormElement>("sign-out").action = `/notes/sign-out?return=${encodeURIComponent(location.pathname)}`;
   bind();
   await refresh();
   if (note === null || stopped) return;
