@@ -46,16 +46,19 @@ async function api<T>(method: string, path: string, body?: object): Promise<Answ
   return { ok: false, status: response.status, error: error ?? { code: `http_${response.status}`, message: `The server answered HTTP ${response.status}.` } };
 }
 
-/** A 401: the session is missing or over. Goes to sign-in, once: a second 401 right after it is told, not looped. */
+/** When this tab last went to sign in (sessionStorage: it survives the round trip through the consent page). */
+const SIGN_IN_AT = "notes-sign-in-at";
+
+/** A 401: the session is missing or over. Goes to sign-in, once: a 401 right after a sign-in that never read the Note is told, not looped. */
 function signIn(): void {
   if (stopped) return;
   stop("Signing in…");
-  const last = Number(sessionStorage.getItem("notes-sign-in-at") ?? "0");
+  const last = Number(sessionStorage.getItem(SIGN_IN_AT) ?? "0");
   if (Date.now() - last < 10_000) {
     say("Sign-in did not give this page access. Reload to try again.");
     return;
   }
-  sessionStorage.setItem("notes-sign-in-at", String(Date.now()));
+  sessionStorage.setItem(SIGN_IN_AT, String(Date.now()));
   location.assign(`/notes/sign-in?return=${encodeURIComponent(location.pathname)}`);
 }
 
@@ -83,7 +86,11 @@ async function refresh(): Promise<void> {
     }
     return;
   }
+  // A read that left before the page's own write came back is older than what the page knows: the next one is not.
+  if (note !== null && answer.value.version < note.version) return;
   note = answer.value;
+  // Signed in and reading: a later 401 (the session over, a sign-out) may go to sign-in again at once.
+  sessionStorage.removeItem(SIGN_IN_AT);
   render();
 }
 
@@ -501,15 +508,22 @@ function relabelFeed(): void {
 
 // ---- the person's actions -----------------------------------------------------------------
 
-/** One write through the person's API with the version the person is looking at; a conflict re-reads and says so. */
-async function write(what: string, method: string, path: string, body: Record<string, unknown> = {}): Promise<boolean> {
+/**
+ * One write through the person's API with the version the person is looking at; `done` runs on
+ * success, before the re-read shows it. A conflict re-reads and says so. Answers whether it was done.
+ */
+async function write<T extends { version: number }>(what: string, method: string, path: string, body: Record<string, unknown> = {}, done?: (value: T) => void): Promise<boolean> {
   if (note === null || stopped) return false;
   const version = note.version;
-  const answer =
-    method === "DELETE"
-      ? await api<{ version: number }>(method, `${path}?expected_version=${version}`)
-      : await api<{ version: number }>(method, path, { ...body, expected_version: version });
+  const answer = method === "DELETE" ? await api<T>(method, `${path}?expected_version=${version}`) : await api<T>(method, path, { ...body, expected_version: version });
   if (answer.ok) {
+    // It committed on the version the page showed, so nobody else wrote in between: the person's next change may
+    // carry the new version before the re-read has shown this one, instead of meeting their own change as a conflict.
+    if (note !== null && note.version === version) {
+      note.version = answer.value.version;
+      $("note-version").textContent = String(note.version);
+    }
+    done?.(answer.value);
     say(`${what}: done, version ${answer.value.version}.`);
     await scheduleRead();
     return true;
@@ -529,16 +543,9 @@ function bind(): void {
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
     const label = String(data.get("label") ?? "").trim();
-    void api<{ tab: { id: string } }>("POST", "/tabs", { tab_type: data.get("tab_type"), ...(label === "" ? {} : { label }), expected_version: note?.version }).then(async (answer) => {
-      if (answer.ok) {
-        form.reset();
-        select(answer.value.tab.id, false);
-        await scheduleRead();
-        say(`Tab added: ${answer.value.tab.id}.`);
-      } else if (answer.error.code === "version_conflict") {
-        await scheduleRead();
-        say("Tab not added: the Note changed meanwhile. It is re-read; try again.");
-      } else if (answer.status !== 401) say(`Tab not added: ${answer.error.message}`);
+    void write<{ version: number; tab: { id: string } }>("Add tab", "POST", "/tabs", { tab_type: data.get("tab_type"), ...(label === "" ? {} : { label }) }, (value) => {
+      form.reset();
+      select(value.tab.id, false);
     });
   });
   $<HTMLFormElement>("rename-tab").addEventListener("submit", (event) => {
