@@ -27,8 +27,14 @@ let stopped = false;
 type ApiError = { code: string; message: string; [key: string]: unknown };
 type Answer<T> = { ok: true; value: T } | { ok: false; status: number; error: ApiError };
 
+/**
+ * A request to a server that went away mid-answer can hang for good: the reconnect waits for a read, so every
+ * request gives up after this long (a write's outcome then unknown: the page re-reads and shows what is there).
+ */
+const API_TIMEOUT_MS = 20_000;
+
 async function api<T>(method: string, path: string, body?: object): Promise<Answer<T>> {
-  const init: RequestInit = { method, credentials: "same-origin", headers: { accept: "application/json" } };
+  const init: RequestInit = { method, credentials: "same-origin", headers: { accept: "application/json" }, signal: AbortSignal.timeout(API_TIMEOUT_MS) };
   if (body !== undefined) {
     init.headers = { accept: "application/json", "content-type": "application/json" };
     init.body = JSON.stringify(body);
@@ -41,7 +47,8 @@ async function api<T>(method: string, path: string, body?: object): Promise<Answ
   }
   if (response.status === 401) signIn();
   const json: unknown = await response.json().catch(() => null);
-  if (response.ok) return { ok: true, value: json as T };
+  if (response.ok && json !== null) return { ok: true, value: json as T };
+  if (response.ok) return { ok: false, status: 0, error: { code: "offline", message: "The server's answer was cut off." } };
   const error = (json as { error?: ApiError } | null)?.error;
   return { ok: false, status: response.status, error: error ?? { code: `http_${response.status}`, message: `The server answered HTTP ${response.status}.` } };
 }
@@ -531,6 +538,12 @@ async function write<T extends { version: number }>(what: string, method: string
   if (answer.error.code === "version_conflict") {
     await scheduleRead();
     say(`${what}: not done. The Note changed while you were looking at version ${version}; it now shows version ${note.version}. Check it and try again.`);
+    return false;
+  }
+  if (answer.status === 0) {
+    // No answer: the change may or may not have been made. What the Note holds now says.
+    await scheduleRead();
+    say(`${what}: no answer from the server, so it may or may not be done; the page shows the Note as it is now.`);
     return false;
   }
   if (answer.status !== 401) say(`${what}: not done. ${answer.error.message}`);
