@@ -3,7 +3,7 @@
  * object when it forwards a person's upgrade, and what the object sends on
  * the sockets it holds. Sockets are accepted with the hibernation API, so
  * everything a socket needs after the object wakes up again is on the socket
- * itself: its tag and attachment name its user, never a field of the object.
+ * itself: its tag names its user, never a field of the object.
  */
 import type { ChangeEntry } from "../note/changes.js";
 import type { WholeNote } from "../note/commands.js";
@@ -29,13 +29,15 @@ export const SNAPSHOT_CHANGES = 50;
  */
 export type LiveMessage =
   | { type: "changes"; version: number; changes: ChangeEntry[] }
-  | { type: "snapshot"; version: number; note: WholeNote; changes: ChangeEntry[] }
+  /** `note` is null when the Note would make a frame over SNAPSHOT_BYTES: the client reads it through the API. */
+  | { type: "snapshot"; version: number; note: WholeNote | null; changes: ChangeEntry[] }
   | { type: "change"; change: ChangeEntry };
 
-/** What a socket keeps across hibernation. */
-export interface LiveAttachment {
-  user: string;
-}
+/**
+ * The largest snapshot frame sent with the Note in it, in bytes: under the 1 MiB a Worker
+ * may receive in one WebSocket message (a proxy in between, `wrangler dev`'s among them).
+ */
+export const SNAPSHOT_BYTES = 1_000_000;
 
 /** What the object needs to open a socket: the Note, the person, and the last version their page has seen. */
 export interface LiveOpening {

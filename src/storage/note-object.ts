@@ -17,7 +17,7 @@ import { Note } from "../note/note.js";
 import { ok, type Result } from "../note/result.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
-import { NOTE_GONE, readLiveRequest, SNAPSHOT_CHANGES, type LiveAttachment, type LiveMessage, type LiveOpening } from "./live.js";
+import { NOTE_GONE, readLiveRequest, SNAPSHOT_BYTES, SNAPSHOT_CHANGES, type LiveMessage, type LiveOpening } from "./live.js";
 import { NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
@@ -78,7 +78,6 @@ export class NoteObject extends DurableObject<Env> {
     if (!first.ok) return Response.json({ error: first.error }, { status: first.error.code === "note_not_found" ? 404 : 422 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [opening.user]);
-    server.serializeAttachment({ user: opening.user } satisfies LiveAttachment);
     for (const frame of first.value) server.send(frame);
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -119,7 +118,9 @@ export class NoteObject extends DurableObject<Env> {
       if (!whole.ok) return whole;
       const recent = note.execute(caller, "list_changes", { since_version: Math.max(0, version - SNAPSHOT_CHANGES), limit: SNAPSHOT_CHANGES });
       if (!recent.ok) return recent;
-      return ok([JSON.stringify({ type: "snapshot", version, note: whole.value, changes: recent.value.changes } satisfies LiveMessage)]);
+      const snapshot = JSON.stringify({ type: "snapshot", version, note: whole.value, changes: recent.value.changes } satisfies LiveMessage);
+      if (new TextEncoder().encode(snapshot).byteLength <= SNAPSHOT_BYTES) return ok([snapshot]);
+      return ok([JSON.stringify({ type: "snapshot", version, note: null, changes: recent.value.changes } satisfies LiveMessage)]);
     }
     const frames: string[] = [];
     let after: number | null = since;

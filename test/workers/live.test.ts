@@ -178,6 +178,20 @@ describe("who may open a Note's socket", () => {
 });
 
 describe("what a socket receives first", () => {
+  it("a snapshot past a megabyte comes without the Note (a Worker receives at most 1 MiB a message): the page reads it", async () => {
+    const { noteId } = await newNote();
+    // 400,000 three-byte characters: 1.2 MB as UTF-8, under the Markdown's 500,000 characters. Straight on the object: the API's body limit is 1 MiB.
+    const version = await runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), async (instance: NoteObject) => {
+      const result = await instance.execute(noteId, { user: "alice", channel: "app" }, "set_markdown", { text: "€".repeat(400_000) });
+      if (!result.ok) throw new Error(JSON.stringify(result.error));
+      return result.value.version;
+    });
+    const live = await connect(noteId);
+    const first = await live.next();
+    expect({ ...first, changes: first.changes.map((c: any) => c.version) }).toEqual({ type: "snapshot", version, note: null, changes: [1, 2, 3] });
+    live.ws.close(1000, "done");
+  });
+
   it("without since: a snapshot of the Note exactly as GET /api/v1/notes/:id answers it", async () => {
     const { noteId } = await newNote();
     await api("PUT", `/notes/${noteId}/markdown`, { text: "# Live" });

@@ -208,8 +208,10 @@ function receive(message: LiveMessage): void {
       if (message.changes.length > 0) void scheduleRead();
       return;
     case "snapshot":
-      note = message.note;
       seen = message.version;
+      // A Note too large for one frame comes without its content: the page reads it as it reads after a change.
+      if (message.note === null) void scheduleRead();
+      else note = message.note;
       // A snapshot behind what the feed shows is a new Note under the same ID: the old one's entries go.
       for (const version of feed.keys()) if (version > message.version) feed.delete(version);
       for (const entry of message.changes) feed.set(entry.version, entry);
@@ -484,13 +486,14 @@ function renderFeed(): void {
       " ",
       h("time", { datetime: entry.at }, new Date(entry.at).toLocaleTimeString()),
       " ",
-      h("span", { class: `actor ${entry.actor.kind}` }, line.who),
+      h("span", { class: `actor ${entry.actor.kind}` }, h("bdi", {}, line.who), ...(line.forUser === undefined ? [] : [" (for ", h("bdi", {}, line.forUser), ")"])),
       " ",
       h("span", { class: "badge" }, entry.actor.kind === "agent" ? "agent" : "person"),
       " ",
       line.what,
-      ...(line.tabId === undefined ? [] : [" ", h("span", { class: "tab", "data-tab-id": line.tabId }, line.tabId)]),
-      line.rest,
+      ...(line.tabId === undefined ? [] : [" ", h("bdi", { class: "tab", "data-tab-id": line.tabId }, line.tabId)]),
+      ...(line.subject === undefined ? [] : [" ", h("bdi", {}, line.subject)]),
+      line.count,
     );
   };
   // Entries newer than the last shown are appended; anything else (a snapshot, a page of older ones) redraws.
@@ -505,7 +508,7 @@ function renderFeed(): void {
 /** Names each tab in the feed by its label now (a line drawn before the tab was read shows its ID alone). */
 function relabelFeed(): void {
   const labels = new Map(note?.tabs.map((tab) => [tab.id, tab.label]));
-  for (const span of $("feed").querySelectorAll<HTMLElement>("span.tab")) {
+  for (const span of $("feed").querySelectorAll<HTMLElement>("bdi.tab")) {
     const id = span.dataset.tabId ?? "";
     const label = labels.get(id);
     const text = label === undefined ? id : `“${label}” (${id})`;

@@ -33,31 +33,37 @@ const WORDS: Readonly<Record<string, string>> = {
   add_file: "added a file",
 };
 
+/**
+ * One line of the activity feed, in parts: every name in it (a client's, a user's, a member's)
+ * is shown isolated (`<bdi>`), so a direction mark inside one cannot reorder the rest of the line.
+ */
 export interface FeedLine {
-  /** The actor: an agent's client name (its ID when it registered none) and the user it acts for, or the person's user ID. */
+  /** The actor: an agent's client name (its ID when it registered none), or the person's user ID. */
   who: string;
+  /** An agent's: the user it acts for. */
+  forUser?: string;
   /** The operation in words. */
   what: string;
   /** The tab it touched: the page names it by its label now. */
   tabId?: string;
-  /** The rest of what it touched: the member, the number of slides or rows, the source or file. */
-  rest: string;
+  /** Whom or what else it touched: the member, the source or the file. */
+  subject?: string;
+  /** How many slides or rows, e.g. ": 2 slides"; "" when none. */
+  count: string;
 }
 
 export function describeChange(entry: ChangeEntry): FeedLine {
   const actor = entry.actor;
-  const who = actor.kind === "agent" ? `${actor.client_name ?? actor.client_id} (for ${actor.user})` : actor.user;
-  const rest: string[] = [];
-  if (entry.member !== undefined) rest.push(` ${entry.member}`);
+  const line: FeedLine = { who: actor.kind === "agent" ? (actor.client_name ?? actor.client_id) : actor.user, what: WORDS[entry.operation] ?? entry.operation, count: "" };
+  if (actor.kind === "agent") line.forUser = actor.user;
+  if (entry.tab_id !== undefined) line.tabId = entry.tab_id;
+  const subject = entry.member ?? entry.source_id ?? entry.file_id;
+  if (subject !== undefined) line.subject = subject;
   const items = entry.slide_ids ?? entry.row_ids;
   if (items !== undefined) {
     const count = items.length + (entry.ids_omitted ?? 0);
     const noun = entry.slide_ids !== undefined ? "slide" : "row";
-    rest.push(`: ${count} ${noun}${count === 1 ? "" : "s"}`);
+    line.count = `: ${count} ${noun}${count === 1 ? "" : "s"}`;
   }
-  if (entry.source_id !== undefined) rest.push(` ${entry.source_id}`);
-  if (entry.file_id !== undefined) rest.push(` ${entry.file_id}`);
-  const line: FeedLine = { who, what: WORDS[entry.operation] ?? entry.operation, rest: rest.join("") };
-  if (entry.tab_id !== undefined) line.tabId = entry.tab_id;
   return line;
 }
