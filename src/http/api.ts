@@ -18,6 +18,7 @@ import { clip } from "../note/unicode.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
+import { PAGE_ROUTE_NAMES } from "./page-session.js";
 import { liveRequest } from "../storage/live.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
@@ -47,7 +48,7 @@ const itemId = z.string().min(1).max(LIMITS.itemIdLength);
 
 const bodies = {
   create: z.strictObject({
-    note_id: noteIdSchema.optional(),
+    note_id: noteIdSchema.refine((id) => !PAGE_ROUTE_NAMES.includes(id), "is the name of one of the Notes page's routes (/notes/sign-in, /notes/callback, /notes/sign-out); choose another").optional(),
     title: z.string().min(1).max(LIMITS.noteTitleLength),
     markdown: z.string().max(LIMITS.markdownLength).optional(),
   }),

@@ -25,6 +25,9 @@ type PageEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
 export const PAGE_CLIENT_NAME = "osFoundry Notes page";
 export const PAGES_PATH = "/notes";
+
+/** The session's routes under PAGES_PATH: Note IDs that could never have a page, so no Note takes them. */
+export const PAGE_ROUTE_NAMES: readonly string[] = ["sign-in", "callback", "sign-out"];
 export const CALLBACK_PATH = `${PAGES_PATH}/callback`;
 /** The access token for /api/v1. Strict: only this origin's own pages ever need it sent. */
 export const SESSION_COOKIE = "notes_session";

@@ -7,7 +7,7 @@ import { pageClientKey } from "../../src/http/page-session.js";
 import { settingsOf } from "../../src/settings.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { allowOnConsentPage, CookieJar, navigate, pageSignIn, setCookies } from "../support/page-browser.js";
-import { TOKENS } from "../support/workers.js";
+import { api, TOKENS } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const send = (request: Request) => exports.default.fetch(request);
@@ -105,6 +105,16 @@ describe("starting the page's sign-in", () => {
       expect(response.headers.get("Location"), String(back)).toBeNull();
       expect(setCookies(response), String(back)).toEqual([]);
       expect(await response.text()).toContain("return");
+    }
+  });
+});
+
+describe("the page's own route names", () => {
+  it("are no Note's ID: creating a Note named sign-in, callback or sign-out is refused, naming note_id, and writes nothing", async () => {
+    for (const name of ["sign-in", "callback", "sign-out"]) {
+      const created = await api("POST", "/notes", { note_id: name, title: "Taken" });
+      expect({ name, status: created.status, path: created.body.error?.issues?.[0]?.path }).toEqual({ name, status: 400, path: "note_id" });
+      expect((await api("GET", `/notes/${name}`)).status).toBe(404);
     }
   });
 });
