@@ -29,7 +29,7 @@ export const PAGES_PATH = "/notes";
 /** The session's routes under PAGES_PATH: Note IDs that could never have a page, so no Note takes them. */
 export const PAGE_ROUTE_NAMES: readonly string[] = ["sign-in", "callback", "sign-out"];
 export const CALLBACK_PATH = `${PAGES_PATH}/callback`;
-/** The access token for /api/v1. Strict: only this origin's own pages ever need it sent. */
+/** The access token for /api/v1. Strict: only this origin's own pages ever need it sent. On https it is `__Host-notes_session` (see `cookie`). */
 export const SESSION_COOKIE = "notes_session";
 /** The refresh token: only /notes/sign-in and /notes/sign-out read it. */
 export const REFRESH_COOKIE = "notes_refresh";
@@ -54,8 +54,7 @@ pageSession.get("/sign-in", async (c) => {
   if (back === null) {
     return page(c, 400, "Sign-in failed", `<p>The <code>return</code> parameter must be a path on this server under ${PAGES_PATH}/, e.g. <code>${PAGES_PATH}/demo</code>.</p>`);
   }
-  const cookie = cookieOptions(oauth.issuer);
-  const refreshToken = getCookie(c, REFRESH_COOKIE);
+  const refreshToken = readCookie(c, oauth.issuer, "refresh");
   if (refreshToken !== undefined) {
     const clientId = await storedPageClient(oauth, c.env);
     const tokens = clientId === null ? null : await tokenRequest(c, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
@@ -64,20 +63,14 @@ pageSession.get("/sign-in", async (c) => {
       return c.redirect(back, 303);
     }
     // Expired, revoked or rotated out: sign in afresh.
-    deleteCookie(c, REFRESH_COOKIE, { ...cookie, path: PAGES_PATH });
+    dropCookie(c, oauth.issuer, "refresh");
   }
 
   const clientId = await pageClient(oauth, c.env);
   const verifier = randomText(32);
   const state = randomText(16);
   const flow: Flow = { state, verifier, client_id: clientId, return: back };
-  setCookie(c, FLOW_COOKIE, base64url(new TextEncoder().encode(JSON.stringify(flow))), {
-    ...cookie,
-    path: CALLBACK_PATH,
-    maxAge: FLOW_SECONDS,
-    // Lax, not Strict: with an OpenID provider the way back to the callback starts on the provider's site.
-    sameSite: "Lax",
-  });
+  writeCookie(c, oauth.issuer, "flow", base64url(new TextEncoder().encode(JSON.stringify(flow))), FLOW_SECONDS);
   const url = new URL(`${oauth.issuer}${AUTHORIZE_PATH}`);
   const params = {
     response_type: "code",
@@ -96,9 +89,9 @@ pageSession.get("/sign-in", async (c) => {
 /** The authorization server sends the browser back here: only the flow this browser started gets a session. */
 pageSession.get("/callback", async (c) => {
   const oauth = c.get("oauth");
-  const flow = readFlow(getCookie(c, FLOW_COOKIE));
+  const flow = readFlow(readCookie(c, oauth.issuer, "flow"));
   // The flow works once, whatever comes of it.
-  deleteCookie(c, FLOW_COOKIE, { ...cookieOptions(oauth.issuer), path: CALLBACK_PATH });
+  dropCookie(c, oauth.issuer, "flow");
   const state = c.req.query("state");
   // The return path is checked again: a cookie is what a neighbouring site on the same domain could have set.
   if (flow === null || state === undefined || state !== flow.state || returnPath(flow.return, oauth.issuer) !== flow.return) {
@@ -138,16 +131,15 @@ pageSession.post("/sign-out", async (c) => {
   if (!sameOrigin(c.req.raw, oauth.issuer)) {
     return page(c, 403, "Not signed out", "<p>Sign out from the Notes page itself: this request did not come from it.</p>");
   }
-  const refreshToken = getCookie(c, REFRESH_COOKIE);
-  const accessToken = getCookie(c, SESSION_COOKIE);
+  const refreshToken = readCookie(c, oauth.issuer, "refresh");
+  const accessToken = readCookie(c, oauth.issuer, "session");
   const clientId = await storedPageClient(oauth, c.env);
   // A refresh token revokes its whole grant; an access token only itself.
   const token = refreshToken ?? accessToken;
   if (token !== undefined && clientId !== null) await tokenEndpoint(c, { token, client_id: clientId });
   if (accessToken !== undefined) oauth.tokens.forgetGrantOf(accessToken);
-  const cookie = cookieOptions(oauth.issuer);
-  deleteCookie(c, SESSION_COOKIE, cookie);
-  deleteCookie(c, REFRESH_COOKIE, { ...cookie, path: PAGES_PATH });
+  dropCookie(c, oauth.issuer, "session");
+  dropCookie(c, oauth.issuer, "refresh");
   const back = returnPath(c.req.query("return"), oauth.issuer);
   const again = back === null ? "" : `<p><a href="${escape(`${PAGES_PATH}/sign-in?return=${encodeURIComponent(back)}`)}">Sign in again</a></p>`;
   return page(c, 200, "Signed out", `<p>You are signed out of osFoundry Notes in this browser.</p>${again}`);
@@ -163,7 +155,7 @@ pageSession.post("/sign-out", async (c) => {
 export function bridgeSession(c: Context, issuer: string): Request {
   const request = c.req.raw;
   if (request.headers.has("Authorization")) return request;
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = readCookie(c, issuer, "session");
   if (token === undefined || token === "" || !sameOrigin(request, issuer)) return request;
   const headers = new Headers(request.headers);
   headers.set("Authorization", `Bearer ${token}`);
@@ -253,13 +245,43 @@ async function tokenRequest(c: Context<PageEnv>, form: Record<string, string>): 
 
 /** Sets the session cookies: the access token for as long as it lasts (then the API's 401 sends the page to sign-in), the refresh token for its lifetime. */
 function keepSession(c: Context<PageEnv>, tokens: Tokens): void {
-  const cookie = cookieOptions(c.get("oauth").issuer);
-  setCookie(c, SESSION_COOKIE, tokens.access_token, { ...cookie, maxAge: tokens.expires_in });
-  if (tokens.refresh_token !== undefined) setCookie(c, REFRESH_COOKIE, tokens.refresh_token, { ...cookie, path: PAGES_PATH, maxAge: REFRESH_SECONDS });
+  const { issuer } = c.get("oauth");
+  writeCookie(c, issuer, "session", tokens.access_token, tokens.expires_in);
+  if (tokens.refresh_token !== undefined) writeCookie(c, issuer, "refresh", tokens.refresh_token, REFRESH_SECONDS);
 }
 
-function cookieOptions(issuer: string): CookieOptions {
-  return { path: "/", httpOnly: true, sameSite: "Strict", secure: issuer.startsWith("https:") };
+type PageCookie = "session" | "refresh" | "flow";
+
+/**
+ * Each cookie's name and attributes on this origin. On https each carries the
+ * prefix browsers enforce, so a neighbouring subdomain cannot plant one:
+ * `__Host-` on the session (this origin only, Path=/), `__Secure-` on the
+ * two whose narrower paths `__Host-` does not allow.
+ */
+function cookie(issuer: string, which: PageCookie): { name: string; prefix?: "host" | "secure"; options: CookieOptions } {
+  const secure = issuer.startsWith("https:");
+  const base: CookieOptions = { httpOnly: true, sameSite: "Strict", secure };
+  if (which === "session") return { name: SESSION_COOKIE, ...(secure ? { prefix: "host" as const } : {}), options: { ...base, path: "/", ...(secure ? { prefix: "host" } : {}) } };
+  const path = which === "refresh" ? PAGES_PATH : CALLBACK_PATH;
+  // The flow's cookie is Lax, not Strict: with an OpenID provider the way back to the callback starts on the provider's site.
+  const sameSite = which === "flow" ? "Lax" : "Strict";
+  const name = which === "refresh" ? REFRESH_COOKIE : FLOW_COOKIE;
+  return { name, ...(secure ? { prefix: "secure" as const } : {}), options: { ...base, sameSite, path, ...(secure ? { prefix: "secure" } : {}) } };
+}
+
+function readCookie(c: Context, issuer: string, which: PageCookie): string | undefined {
+  const { name, prefix } = cookie(issuer, which);
+  return prefix === undefined ? getCookie(c, name) : getCookie(c, name, prefix);
+}
+
+function writeCookie(c: Context, issuer: string, which: PageCookie, value: string, maxAge: number): void {
+  const { name, options } = cookie(issuer, which);
+  setCookie(c, name, value, { ...options, maxAge });
+}
+
+function dropCookie(c: Context, issuer: string, which: PageCookie): void {
+  const { name, options } = cookie(issuer, which);
+  deleteCookie(c, name, options);
 }
 
 /**

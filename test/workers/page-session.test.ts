@@ -201,7 +201,7 @@ describe("the callback", () => {
 });
 
 describe("on https", () => {
-  it("marks every cookie Secure, and registers the page once for that origin, apart from another origin's", async () => {
+  it("marks every cookie Secure with its prefix (__Host-, __Secure-), and registers the page once for that origin, apart from another origin's", async () => {
     const origin = "https://localhost:8443";
     const jar = new CookieJar();
     const { authorize, landed } = await pageSignIn(send, origin, jar, "alice", "/notes/demo");
@@ -210,10 +210,14 @@ describe("on https", () => {
     expect(authorize.searchParams.get("client_id")).toBe(await env.OAUTH_KV.get(pageClientKey(origin)));
     expect(authorize.searchParams.get("client_id")).not.toBe(await env.OAUTH_KV.get(pageClientKey(ORIGIN)));
     const lines = setCookies(landed);
-    expect(lines.filter((line) => /^notes_(session|refresh)=/.test(line))).toHaveLength(2);
+    // With the prefixes browsers enforce: a neighbouring subdomain cannot plant a cookie of these names.
+    expect(lines.filter((line) => /^(__Host-notes_session|__Secure-notes_refresh)=/.test(line))).toHaveLength(2);
     for (const line of lines) expect(line).toMatch(/; Secure/);
-    const read = await send(new Request(`${origin}/api/v1/notes`, { headers: { Cookie: `notes_session=${jar.get("notes_session")}`, Origin: origin } }));
-    expect(read.status).toBe(200);
+    const token = jar.get("__Host-notes_session");
+    const read = (cookie: string) => send(new Request(`${origin}/api/v1/notes`, { headers: { Cookie: cookie, Origin: origin } }));
+    expect((await read(`__Host-notes_session=${token}`)).status).toBe(200);
+    // The unprefixed name, which another site on the parent domain could set, is not read on https.
+    expect((await read(`notes_session=${token}`)).status).toBe(401);
   });
 });
 
