@@ -54,6 +54,7 @@ function page(ctx: NoteContext, kind: AttachmentKind, after: number, limit: numb
 
 /** The person records a file's metadata (the file itself lives in the app). */
 export const ADD_FILE: PersonChange<Input<"add_file">> = {
+  name: "add_file",
   fields: ["name", "media_type", "size_bytes"],
   validate: (i, checks) => {
     checks.text("name", i.name, LIMITS.fileNameLength, { required: true, nonBlank: true });

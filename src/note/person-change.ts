@@ -18,6 +18,8 @@ export type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched 
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
+  /** The operation's name: what the change log calls it (change_tab logs its edit's own). */
+  readonly name: CommandName;
   /** The change's own fields; any other but `expected_version` is refused. */
   readonly fields: readonly string[];
   /** Checks of the change's own fields (the pipeline checks `expected_version`). */
@@ -28,8 +30,7 @@ export interface PersonChange<I> {
   readonly tellsMembers?: boolean;
 }
 
-/** Runs the person's change `name` (the log's operation; change_tab logs its edit's own). */
-export function personChange<I>(name: CommandName, change: PersonChange<I>, ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
+export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, caller: Caller, input: unknown): Result<Changed> {
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
@@ -52,7 +53,7 @@ export function personChange<I>(name: CommandName, change: PersonChange<I>, ctx:
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
   const { meta: changed = meta, touched, ...details } = applied.value;
-  const version = commitVersion(ctx, changed, { caller, operation: operationOf(name, given.value), touched: { ...touchedBy(details), ...touched } });
+  const version = commitVersion(ctx, changed, { caller, operation: operationOf(change.name, given.value), touched: { ...touchedBy(details), ...touched } });
   if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
   return ok({ note_id: ctx.id, version, ...details });
 }

@@ -97,6 +97,7 @@ export function readNote(ctx: NoteContext, caller: Caller, input: unknown): Resu
 
 /** The person approves the Note for connectors, or revokes it; the members' directories learn it. */
 export const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
+  name: "set_approval",
   fields: ["approved"],
   validate: (i, checks) => checks.boolean("approved", i.approved),
   apply: (_ctx, meta, i) => (meta.approved === i.approved ? ok("unchanged") : ok({ meta: { ...meta, approved: i.approved } })),
@@ -105,6 +106,7 @@ export const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
 
 /** A new member may use the Note in the app and, once it is approved, through connectors. */
 export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
+  name: "add_member",
   fields: ["user"],
   validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
   apply: (ctx, _meta, i) => {
@@ -121,6 +123,7 @@ export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
  * could use, approve or delete the Note after.
  */
 export const REMOVE_MEMBER: PersonChange<Input<"remove_member">> = {
+  name: "remove_member",
   fields: ["user"],
   validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
   apply: (ctx, meta, i) => {
@@ -137,6 +140,7 @@ export const REMOVE_MEMBER: PersonChange<Input<"remove_member">> = {
 
 /** The person renames the Note; the members' directories (list_notes) show the new title. */
 export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
+  name: "rename_note",
   fields: ["title"],
   validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true, oneLine: true }),
   apply: (_ctx, meta, i) => {
@@ -153,6 +157,7 @@ export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
  * directory has dropped the Note (src/storage/note-object.ts).
  */
 export const DELETE_NOTE: PersonChange<Input<"delete_note">> = {
+  name: "delete_note",
   fields: [],
   validate: () => {},
   apply: (_ctx, meta) => ok({ meta: { ...meta, deleted: true } }),
@@ -160,6 +165,7 @@ export const DELETE_NOTE: PersonChange<Input<"delete_note">> = {
 };
 
 export const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
+  name: "set_markdown",
   fields: ["text"],
   validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
   apply: (ctx, _meta, i) => {

@@ -71,6 +71,7 @@ export const SLIDE_EDITS = {
 
 /** The person replaces a deck's slides in the app. */
 export const SET_SLIDES: PersonChange<Input<"set_slides">> = {
+  name: "set_slides",
   fields: ["tab_id", "slides"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);

@@ -160,6 +160,7 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
 
 /** The person adds a tab, at the end or at `position`. */
 export const ADD_TAB: PersonChange<Input<"add_tab">> = {
+  name: "add_tab",
   fields: ["tab_type", "label", "position"],
   validate: (i, checks) => {
     checks.oneOf("tab_type", i.tab_type, ADDABLE_TAB_TYPES);
@@ -181,6 +182,7 @@ export const ADD_TAB: PersonChange<Input<"add_tab">> = {
 };
 
 export const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
+  name: "rename_tab",
   fields: ["tab_id", "label"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);
@@ -198,6 +200,7 @@ export const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
 };
 
 export const MOVE_TAB: PersonChange<Input<"move_tab">> = {
+  name: "move_tab",
   fields: ["tab_id", "position"],
   validate: (i, checks) => {
     checks.tabId("tab_id", i.tab_id);
@@ -213,6 +216,7 @@ export const MOVE_TAB: PersonChange<Input<"move_tab">> = {
 };
 
 export const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
+  name: "delete_tab",
   fields: ["tab_id"],
   validate: (i, checks) => checks.tabId("tab_id", i.tab_id),
   apply: (ctx, meta, i) => {

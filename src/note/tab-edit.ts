@@ -101,6 +101,7 @@ export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab
 
 /** The person's edit of a tab's content, through the app's routes: the agent's edits, and moves. */
 export const CHANGE_TAB: PersonChange<Input<"change_tab">> = {
+  name: "change_tab",
   fields: EDIT_FIELDS,
   validate: (i, checks) => validateEdit(i, checks, PERSON_EDITS),
   apply: (ctx, meta, i) => {
