@@ -140,7 +140,7 @@ async function run<K extends CommandName>(
   status: 200 | 201 = 200,
 ): Promise<Response> {
   const id = noteIdSchema.safeParse(noteId);
-  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_'" }]));
+  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]));
   const parsed = parseArguments(schema, source);
   if (!parsed.ok) return errorResponse(c, parsed.error);
   const caller: Caller = { user: c.get("principal").user, channel: "app" };
@@ -319,7 +319,7 @@ api.get("/notes/:id/live", async (c) => {
     return c.json({ error: { code: "upgrade_required", message: "This route opens a WebSocket: send the request with Upgrade: websocket." } }, 426);
   }
   const id = noteIdSchema.safeParse(c.req.param("id"));
-  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_'" }]));
+  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]));
   const query = parseArguments(queries.live, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
   const since = (query.value as { since?: number }).since ?? null;

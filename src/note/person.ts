@@ -108,7 +108,11 @@ export const SET_APPROVAL: PersonChange<Input<"set_approval">> = {
 export const ADD_MEMBER: PersonChange<Input<"add_member">> = {
   name: "add_member",
   fields: ["user"],
-  validate: (i, checks) => checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true }),
+  validate: (i, checks) => {
+    checks.text("user", i.user, LIMITS.userIdLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
+    // A URL's path cannot name them (they are dot segments): such a member could never be removed by DELETE …/members/:user.
+    if (i.user === "." || i.user === "..") checks.add("user", `"${i.user}" cannot be a user ID: a URL path cannot name it`);
+  },
   apply: (ctx, _meta, i) => {
     if (ctx.store.isMember(i.user)) return ok("unchanged");
     ctx.store.addMember(i.user, "editor");

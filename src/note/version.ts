@@ -16,20 +16,18 @@ import type { NoteMeta } from "./store.js";
  */
 export function checkVersion(ctx: NoteContext, expected: number, current: number): Result<never> | null {
   if (expected === current) return null;
-  const what =
-    expected < current
-      ? `The Note changed: expected version ${expected}, current version ${current}.`
-      : `Expected version ${expected} is ahead of the Note's current version ${current}: no Note has been there yet.`;
-  return fail({
-    code: "version_conflict",
-    message:
-      expected < current
-        ? `${what} \`changes\` lists what changed since your version: if none touched your target, retry with the current version; otherwise re-read it (list_note_tabs, read_note_tab) first.`
-        : `${what} Re-read it (list_note_tabs) and retry with the current version.`,
-    expected_version: expected,
-    current_version: current,
-    ...(expected < current ? changesSince(ctx, expected, current) : { changes: [], changes_complete: true }),
-  });
+  const fields = { code: "version_conflict", expected_version: expected, current_version: current } as const;
+  if (expected > current) {
+    const message = `Expected version ${expected} is ahead of the Note's current version ${current}: no Note has been there yet. Re-read it (list_note_tabs) and retry with the current version.`;
+    return fail({ ...fields, message, changes: [], changes_complete: true });
+  }
+  const since = changesSince(ctx, expected, current);
+  const what = `The Note changed: expected version ${expected}, current version ${current}.`;
+  // Only a complete list lets an agent judge that nothing touched its target; a partial one must not read as if it did.
+  const message = since.changes_complete
+    ? `${what} \`changes\` lists every change since your version: if none touched your target, retry with the current version; otherwise re-read it (list_note_tabs, read_note_tab) first.`
+    : `${what} \`changes\` lists only the first ${since.changes.length} of ${current - expected} changes since your version (changes_complete: false): re-read it (list_note_tabs, read_note_tab) before you retry.`;
+  return fail({ ...fields, message, ...since });
 }
 
 /** The version the Note's next committed change gets: one more, always. */

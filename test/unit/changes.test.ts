@@ -66,6 +66,9 @@ describe("the change log", () => {
     if (many.ok || many.error.code !== "version_conflict") throw new Error(`expected a conflict, got ${JSON.stringify(many)}`);
     expect(many.error.changes.map((c) => c.version)).toEqual(Array.from({ length: CONFLICT_CHANGES }, (_, i) => 3 + i));
     expect(many.error.changes_complete).toBe(false);
+    // A partial list must not read as leave to retry blind.
+    expect(many.error.message).toMatch(/lists only the first 20 of 23 changes since your version.*re-read it/);
+    expect(many.error.message).not.toMatch(/retry with the current version/);
     const current = many.error.current_version;
     const few = write(current - 2);
     if (few.ok || few.error.code !== "version_conflict") throw new Error(`expected a conflict, got ${JSON.stringify(few)}`);
@@ -99,6 +102,15 @@ describe("the change log", () => {
     value(note.execute({ user: "alice", channel: "connector" }, "create_tab", { expected_version: 2, idempotency_key: "k", tab_type: "slides" }));
     const [entry] = value(note.execute(APP, "list_changes", { since_version: 2 })).changes;
     expect(entry?.actor).toEqual({ kind: "agent", user: "alice", client_id: "(unknown)", client_name: null });
+  });
+
+  it("refuses . and .. as a member's ID: no URL path could name them to remove them", () => {
+    const { note } = newNote();
+    for (const user of [".", ".."]) {
+      const added = note.execute(APP, "add_member", { user });
+      expect(added.ok ? null : added.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "user" }] });
+    }
+    expect(value(note.execute(APP, "add_member", { user: "..." })).version).toBe(3);
   });
 
   it("a failed or unchanged call writes no entry", () => {

@@ -54,7 +54,7 @@ describe("the change log", () => {
     expect(conflict.changes).toEqual([
       { version: deck.version + 1, at: expect.any(String), actor: { kind: "person", user: "alice" }, operation: "set_markdown", tab_id: "markdown" },
     ]);
-    expect(conflict.message).toMatch(/changes.*if none touched your target, retry with the current version/);
+    expect(conflict.message).toMatch(/changes.*lists every change since your version: if none touched your target, retry with the current version/);
     // Nothing touched the deck: the same call at the current version goes through.
     const retried = await ok("edit_note_tab", {
       note_id: noteId,
