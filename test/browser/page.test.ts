@@ -63,7 +63,10 @@ async function newNote(title: string): Promise<{ noteId: string; version: number
  * the local consent page is answered from the keyboard, and the callback's
  * cookie brings the browser back (as `user`, alice by default). Waits until the page is live.
  */
-async function openPage(noteId: string, { user = USER, beforeOpen }: { user?: string; beforeOpen?: (context: BrowserContext) => Promise<void> } = {}): Promise<Page> {
+async function openPage(
+  noteId: string,
+  { user = USER, beforeOpen, live = true }: { user?: string; beforeOpen?: (context: BrowserContext) => Promise<void>; live?: boolean } = {},
+): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await beforeOpen?.(context);
   const page = await context.newPage();
@@ -89,7 +92,7 @@ async function openPage(noteId: string, { user = USER, beforeOpen }: { user?: st
   await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
   expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
   signedIn = true;
-  await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
+  if (live) await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
   return page;
 }
 
@@ -362,6 +365,14 @@ describe("the person's page, live", () => {
     expect(await alices.locator("#status").textContent()).toMatch(/^This Note (was deleted by alice\.|is no longer yours to see: the Note was deleted\.)$/);
     await bobs.context().close();
     await alices.context().close();
+  });
+
+  it("a Note the person cannot use: the page says so, no heading that still says loading, no controls that would do nothing", async () => {
+    const page = await openPage(`no-such-${crypto.randomUUID()}`, { live: false });
+    await expect.poll(() => page.locator("#status").textContent(), WAIT).toMatch(/^There is no Note "no-such-[^"]+" that you can use/);
+    expect(await page.locator("#note-title").textContent()).toBe("No Note to show");
+    expect(await page.locator("main").isVisible()).toBe(false);
+    await page.context().close();
   });
 
   it("signing out from the page ends the session: the cookie is gone and the page must sign in again", async () => {

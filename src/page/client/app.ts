@@ -88,6 +88,9 @@ async function refresh(): Promise<void> {
     if (answer.error.code === "note_not_found") {
       stop("closed");
       say(`There is no Note "${noteId}" that you can use: it was deleted, you were removed, or the address is wrong.`);
+      // Nothing to show or act on: no heading that still says loading, no buttons that would do nothing.
+      $("note-title").textContent = "No Note to show";
+      for (const main of document.getElementsByTagName("main")) main.hidden = true;
     } else if (answer.status !== 401) {
       say(`Could not read the Note: ${answer.error.message}`);
     }
