@@ -149,9 +149,15 @@ async function run<K extends CommandName>(
 }
 
 function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
-  const told: NoteError = { ...error, message: inApiTerms(error.message) };
-  if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: inApiTerms(issue.problem) }));
-  if ("hint" in told) told.hint = inApiTerms(told.hint);
+  // The routes it names, with this request's Note in them when the path has a valid one.
+  const id = noteIdSchema.safeParse(c.req.param("id"));
+  const terms = (text: string) => {
+    const routes = inApiTerms(text);
+    return id.success ? routes.replaceAll("{note_id}", id.data) : routes;
+  };
+  const told: NoteError = { ...error, message: terms(error.message) };
+  if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: terms(issue.problem) }));
+  if ("hint" in told) told.hint = terms(told.hint);
   return c.json({ error: told }, STATUS[error.code]);
 }
 

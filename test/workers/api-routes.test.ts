@@ -69,7 +69,8 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     const { noteId, tabId, version } = await noteWithTab();
     const stale = await api("DELETE", `/notes/${noteId}/tabs/${tabId}?expected_version=${version - 1}`);
     expect(stale.body.error.code).toBe("version_conflict");
-    expect(stale.body.error.message).toContain("GET /api/v1/notes/{note_id}");
+    // The route with this Note's own ID in it.
+    expect(stale.body.error.message).toContain(`GET /api/v1/notes/${noteId}, GET /api/v1/notes/${noteId}/tabs/{tab_id}`);
     const missing = await api("PATCH", "/notes/no-such-note", { title: "x" });
     expect(missing.body.error.code).toBe("note_not_found");
     expect(missing.body.error.message).toContain("GET /api/v1/notes");

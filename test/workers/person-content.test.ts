@@ -436,7 +436,7 @@ describe("a whole Note too long for one answer", () => {
     const whole = await api("GET", `/notes/${noteId}`);
     expect(whole.status).toBe(422);
     expect(whole.body.error).toMatchObject({ code: "limit_exceeded", limit: "whole_note_chars", max: LIMITS.wholeNoteChars });
-    expect(whole.body.error.message).toContain("GET /api/v1/notes/{note_id}/tabs/{tab_id}");
+    expect(whole.body.error.message).toContain(`GET /api/v1/notes/${noteId}/tabs/{tab_id}`);
     const page = await api("GET", `/notes/${noteId}/tabs/${tab}`);
     expect(page.status).toBe(200);
     expect(page.body.slides.length).toBeGreaterThan(0);
