@@ -9,3 +9,14 @@ export function base64url(bytes: Uint8Array): string {
   for (const byte of bytes) text += String.fromCharCode(byte);
   return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
+
+/** Unpadded base64url back to bytes; throws on text that is not base64url. */
+export function fromBase64url(text: string): Uint8Array {
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
+
+/** `bytes` random bytes as base64url: PKCE verifiers, states and nonces. */
+export function randomBase64url(bytes: number): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
+}

@@ -12,7 +12,7 @@
  */
 import type { AuthRequest, OAuthHelpers, ResumedUpstream } from "@cloudflare/workers-oauth-provider";
 import type { OidcSettings } from "../settings.js";
-import { base64url, sha256 } from "./base64url.js";
+import { base64url, randomBase64url, sha256 } from "./base64url.js";
 import { checkEmailDomain, verifyIdToken } from "./id-token.js";
 import { discover, PROVIDER_TIMEOUT_MS, type ProviderMetadata } from "./oidc-discovery.js";
 import { boundedJson } from "./provider-answer.js";
@@ -47,7 +47,7 @@ export class OidcIdentity {
    * consent's cookies) on it.
    */
   async begin(helpers: OAuthHelpers, provider: ProviderMetadata, request: AuthRequest, redirectUri: string, headers: Headers): Promise<Response> {
-    const pending: Pending = { verifier: randomToken(), nonce: randomToken() };
+    const pending: Pending = { verifier: randomBase64url(32), nonce: randomBase64url(32) };
     const { state } = await helpers.beginUpstream(request, { data: pending, headers });
     const url = new URL(provider.authorizationEndpoint);
     const params = {
@@ -121,10 +121,6 @@ function providerError(error: string): SignInFailure {
   if (error === "access_denied") return new SignInFailure(403, "The sign-in was cancelled or refused at the sign-in provider. Nothing was granted. Start again from your app to retry.");
   const named = /^[a-z_]{1,64}$/.test(error) ? ` (${error})` : "";
   return new SignInFailure(502, `The sign-in provider could not sign you in${named}. Nothing was granted. Start again from your app.`);
-}
-
-function randomToken(): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 async function challenge(verifier: string): Promise<string> {

@@ -129,6 +129,9 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   limit_exceeded: 422,
 };
 
+/** A path's Note ID that no Note can have. */
+const BAD_NOTE_ID = invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]);
+
 /** Validates the body (or query), runs the operation on the Note, and answers. */
 async function run<K extends CommandName>(
   c: Context<AppEnv>,
@@ -140,7 +143,7 @@ async function run<K extends CommandName>(
   status: 200 | 201 = 200,
 ): Promise<Response> {
   const id = noteIdSchema.safeParse(noteId);
-  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]));
+  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
   const parsed = parseArguments(schema, source);
   if (!parsed.ok) return errorResponse(c, parsed.error);
   const caller: Caller = { user: c.get("principal").user, channel: "app" };
@@ -325,7 +328,7 @@ api.get("/notes/:id/live", async (c) => {
     return c.json({ error: { code: "upgrade_required", message: "This route opens a WebSocket: send the request with Upgrade: websocket." } }, 426);
   }
   const id = noteIdSchema.safeParse(c.req.param("id"));
-  if (!id.success) return errorResponse(c, invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]));
+  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
   const query = parseArguments(queries.live, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
   const since = (query.value as { since?: number }).since ?? null;

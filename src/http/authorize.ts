@@ -21,6 +21,7 @@ import type { Env } from "../env.js";
 import { clip, invisible } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
+import { escape, pageHtml } from "./html.js";
 import { CALLBACK_PATH, isPageClient } from "./page-session.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
 import { noteRequest } from "./request-log.js";
@@ -274,23 +275,4 @@ function page(title: string, body: string, status: number): Response {
     status,
     headers: { "Content-Type": "text/html; charset=utf-8", "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'" },
   });
-}
-
-/** A page; `title` is text (the `<title>` holds no markup), `heading` the `<h1>`'s markup when it has some. */
-function pageHtml(title: string, body: string, heading = title): string {
-  return `<!doctype html>
-<html lang=en><meta charset=utf-8><meta name=viewport content="width=device-width">
-<title>${title}</title>
-<style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}label{line-height:2}.warn{color:#8a4b00}</style>
-<h1>${heading}</h1>
-${body}
-</html>`;
-}
-
-/**
- * Text for the page, HTML-escaped and well-formed: a lone surrogate becomes
- * U+FFFD instead of bytes that are not UTF-8 (the runtime encodes it as ED A0 80).
- */
-function escape(value: string): string {
-  return value.toWellFormed().replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

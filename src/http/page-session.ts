@@ -15,11 +15,12 @@ import type { ClientInfo } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CookieOptions } from "hono/utils/cookie";
-import { base64url, sha256 } from "../auth/base64url.js";
+import { base64url, fromBase64url, randomBase64url, sha256 } from "../auth/base64url.js";
 import { API_PATH, AUTHORIZE_PATH, mayBeIssued, TOKEN_PATH, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
+import { escape, pageHtml } from "./html.js";
 
 type PageEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
@@ -67,8 +68,8 @@ pageSession.get("/sign-in", async (c) => {
   }
 
   const clientId = await pageClient(oauth, c.env);
-  const verifier = randomText(32);
-  const state = randomText(16);
+  const verifier = randomBase64url(32);
+  const state = randomBase64url(16);
   const flow: Flow = { state, verifier, client_id: clientId, return: back };
   writeCookie(c, oauth.issuer, "flow", base64url(new TextEncoder().encode(JSON.stringify(flow))), FLOW_SECONDS);
   const url = new URL(`${oauth.issuer}${AUTHORIZE_PATH}`);
@@ -319,30 +320,10 @@ async function tokenEndpoint(c: Context<PageEnv>, form: Record<string, string>):
 /** Hono's own ExecutionContext type lags the runtime's; this is the same object. */
 const executionContext = (c: Context) => c.executionCtx as unknown as ExecutionContext;
 
-function randomText(bytes: number): string {
-  return base64url(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-function fromBase64url(text: string): Uint8Array {
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
-
 /** A page, through the context so the cookies set or cleared go with it. */
 function page(c: Context, status: 200 | 400 | 403, title: string, body: string): Response {
-  const html = `<!doctype html>
-<html lang=en><meta charset=utf-8><meta name=viewport content="width=device-width">
-<title>${title}</title>
-<style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}</style>
-<h1>${title}</h1>
-${body}
-</html>`;
   c.header("Cache-Control", "no-store");
   c.header("X-Frame-Options", "DENY");
   c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-  return c.html(html, status);
-}
-
-function escape(value: string): string {
-  return value.toWellFormed().replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+  return c.html(pageHtml(title, body), status);
 }
