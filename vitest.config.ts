@@ -23,6 +23,7 @@ const TEST_LIMITS = {
   AUTHORIZE_LIMIT: { simple: { limit: 6, period: 60 } },
   TOOL_WRITE_LIMIT: { simple: { limit: 3, period: 60 } },
   TOOL_READ_LIMIT: { simple: { limit: 6, period: 60 } },
+  PUBLIC_MCP_LIMIT: { simple: { limit: 6, period: 60 } },
 };
 
 export default defineConfig({

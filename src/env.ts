@@ -39,6 +39,8 @@ interface ConnectorEnv {
   TOOL_WRITE_LIMIT?: RateLimit;
   /** Calls of read-only tools per user and OAuth client. */
   TOOL_READ_LIMIT?: RateLimit;
+  /** Requests to /mcp without a token (discovery: initialize, tools/list, …) per client address. */
+  PUBLIC_MCP_LIMIT?: RateLimit;
 }
 
 declare global {

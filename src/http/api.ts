@@ -25,7 +25,7 @@ import { liveRequest } from "../storage/live.js";
 export const api = new Hono<AppEnv>().basePath("/api/v1");
 
 api.use("*", withPrincipal, async (c, next) => {
-  const denied = insufficientScope(c, [SCOPES.app]);
+  const denied = insufficientScope(c, c.get("principal"), [SCOPES.app]);
   if (denied !== null) return denied;
   await next();
 });

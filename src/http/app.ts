@@ -17,7 +17,7 @@ import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
 import { authorize, oidcCallback } from "./authorize.js";
 import { answerError } from "./edge.js";
-import { mcp } from "./mcp.js";
+import { mcp, type PublicContext } from "./mcp.js";
 import { bridgeSession, pageSession, PAGES_PATH } from "./page-session.js";
 import { addressKey, limiterOf } from "./rate-limits.js";
 import { logRequests } from "./request-log.js";
@@ -62,7 +62,15 @@ function misdirected(c: Context<RootEnv>, url: URL, settings: Settings): Respons
 /** Hono's own ExecutionContext type lags the runtime's; this is the same object. */
 const executionContext = (c: Context<RootEnv>) => c.executionCtx as unknown as ExecutionContext;
 
-const toMcp = (c: Context<RootEnv>) => c.get("oauth").mcp.fetch(c.req.raw, c.env, executionContext(c));
+const toMcp = (c: Context<RootEnv>) => {
+  const { mcp: resource } = c.get("oauth");
+  const ctx = executionContext(c);
+  if (c.req.method !== "POST" || c.req.path !== MCP_PATH || c.req.raw.headers.has("Authorization")) return resource.fetch(c.req.raw, c.env, ctx);
+  // No token: the routes serve discovery themselves, and answer anything else with the resource server's own 401 challenge.
+  const challenge = () => resource.fetch(new Request(c.req.url), c.env, ctx);
+  const open: PublicContext = { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => ctx.passThroughOnException(), props: {}, tracing: ctx.tracing, challenge };
+  return mcp.fetch(c.req.raw, c.env, open);
+};
 const toApi = (c: Context<RootEnv>) => c.get("oauth").api.fetch(bridgeSession(c, c.get("oauth").issuer), c.env, executionContext(c));
 
 app.all("/mcp", toMcp);

@@ -14,14 +14,18 @@ import { noteRequest } from "./request-log.js";
 export type AppEnv = { Bindings: Env; Variables: { principal: Principal } };
 
 export const withPrincipal: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const ctx = c.executionCtx as ResourceContext;
-  c.set("principal", { user: ctx.props.user, scopes: ctx.auth.scope, client: ctx.auth.clientId, clientName: ctx.props.client_name ?? null });
-  noteRequest({ user: ctx.props.user, client: ctx.auth.clientId });
+  c.set("principal", principalOf(c.executionCtx as ResourceContext));
   await next();
 };
 
+/** The token's caller (and the request's log line learns who it is). */
+export function principalOf(ctx: ResourceContext): Principal {
+  noteRequest({ user: ctx.props.user, client: ctx.auth.clientId });
+  return { user: ctx.props.user, scopes: ctx.auth.scope, client: ctx.auth.clientId, clientName: ctx.props.client_name ?? null };
+}
+
 /** 403 naming every scope the operation needs (so a client can step up), or null when the token has them. */
-export function insufficientScope(c: Context<AppEnv>, needed: readonly string[]): Response | null {
-  if (hasScopes(c.get("principal").scopes, needed)) return null;
+export function insufficientScope(c: Context, principal: Principal, needed: readonly string[]): Response | null {
+  if (hasScopes(principal.scopes, needed)) return null;
   return challenge((c.executionCtx as ResourceContext).auth, [...needed], `This call needs ${needed.join(" ")}`);
 }

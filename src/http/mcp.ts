@@ -1,28 +1,51 @@
 /**
- * POST /mcp: MCP Streamable HTTP, stateless, JSON responses. The OAuth
- * resource server has verified the token; before the SDK sees a message this
- * route checks the Origin, the body's size and JSON, and each tool call's
- * scopes, so those failures are HTTP answers.
+ * POST /mcp: MCP Streamable HTTP, stateless, JSON answers, both revisions:
+ * 2026-07-28 (each request carries its version and capabilities) through the
+ * SDK's `createMcpHandler`, and 2025-11-25 (initialize, then plain requests)
+ * through its Streamable HTTP transport, from one server factory.
+ *
+ * With a token the OAuth resource server has verified it. Without one only
+ * discovery is served (initialize, server/discover, tools/list, ping), per
+ * client address rate limited; anything else gets the resource server's 401
+ * challenge, so a client signs in exactly when it first needs to. Before the
+ * SDK sees a message this route checks the Origin, the body's size and JSON,
+ * and each tool call's scopes, so those failures are HTTP answers.
  */
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+} from "@modelcontextprotocol/server";
 import { Hono } from "hono";
-import { SCOPES } from "../auth/scopes.js";
-import { createMcpServer, type CallHooks } from "../mcp/server.js";
+import type { ResourceContext } from "../auth/oauth.js";
+import { SCOPES, type Principal } from "../auth/scopes.js";
+import type { Env } from "../env.js";
+import { createMcpServer, type CallHooks, type Exchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
 import { settingsOf } from "../settings.js";
-import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
+import { insufficientScope, principalOf } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
-import { callerKey, limiterOf } from "./rate-limits.js";
+import { addressKey, callerKey, limiterOf } from "./rate-limits.js";
 import { noteToolCall } from "./request-log.js";
 
-/** The MCP resource's routes; the OAuth resource server runs them with a verified token. */
-export const mcp = new Hono<AppEnv>().basePath("/mcp");
+/** What the Worker lends a request that carries no token: the MCP resource server's own 401 challenge. */
+export interface PublicContext extends ExecutionContext {
+  challenge(): Promise<Response>;
+}
 
-// A browser page from another origin must not drive a connector (DNS rebinding, CSRF).
-mcp.use("*", withPrincipal, async (c, next) => {
+type McpEnv = { Bindings: Env; Variables: { principal: Principal | null } };
+
+/** The MCP resource's routes: with a verified token (a ResourceContext) or, for discovery, none (a PublicContext). */
+export const mcp = new Hono<McpEnv>().basePath("/mcp");
+
+mcp.use("*", async (c, next) => {
+  const ctx = c.executionCtx as ResourceContext | PublicContext;
+  c.set("principal", "challenge" in ctx ? null : principalOf(ctx));
+  // A browser page from another origin must not drive a connector (DNS rebinding, CSRF).
   const origin = c.req.header("Origin");
   if (origin !== undefined && origin !== new URL(c.req.url).origin && !settingsOf(c.env).allowedOrigins.includes(origin)) {
     return rpcError(403, -32000, `Origin ${origin} is not allowed`);
@@ -39,11 +62,22 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const invalid = invalidMessage(body);
   if (invalid !== null) return rpcError(400, -32600, `Invalid Request: ${invalid}`);
 
-  const denied = insufficientScope(c, neededScopes(body));
+  const principal = c.get("principal");
+  if (principal === null) {
+    if (!isDiscovery(body)) return (c.executionCtx as PublicContext).challenge();
+    const wait = await limiterOf(c.env, "PUBLIC_MCP_LIMIT")(addressKey(c.req.raw));
+    if (wait !== null) {
+      const refused = rpcError(429, -32000, `Too many requests without a token from this address. Try again in ${wait} seconds, or sign in.`);
+      refused.headers.set("Retry-After", String(wait));
+      return refused;
+    }
+    return serve(c.req.raw, body, { principal: null, gateway: durableGateway(c.env) });
+  }
+
+  const denied = insufficientScope(c, principal, neededScopes(body));
   if (denied !== null) return denied;
 
   // Tool calls count per user and client, writes and reads apart; a refused call answers with a tool error.
-  const principal = c.get("principal");
   const key = callerKey(principal.user, principal.client);
   const limits = { write: limiterOf(c.env, "TOOL_WRITE_LIMIT"), read: limiterOf(c.env, "TOOL_READ_LIMIT") };
   let retryAfter: number | null = null;
@@ -55,11 +89,7 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
     },
     called: noteToolCall,
   };
-
-  const server = createMcpServer(principal, durableGateway(c.env), hooks);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  await server.connect(transport);
-  const answer = await transport.handleRequest(c.req.raw, { parsedBody: body });
+  const answer = await serve(c.req.raw, body, { principal, gateway: durableGateway(c.env), hooks });
   // The JSON-RPC answer is a 200 an MCP client hands to the model; Retry-After tells the client too.
   if (retryAfter !== null) answer.headers.set("Retry-After", String(retryAfter));
   return answer;
@@ -76,8 +106,27 @@ mcp.notFound((c) => rpcError(404, -32000, `No such endpoint: ${c.req.method} ${c
 
 mcp.onError(answerError);
 
+/**
+ * The 2026-07-28 revision's handler, one per isolate. Its factory gets each
+ * request's exchange through `authInfo`, the SDK's pass-through for who a
+ * request is for. Its answers are JSON: this server sends nothing before a result.
+ */
+const modern = createMcpHandler(({ authInfo }) => createMcpServer(authInfo?.extra?.exchange as Exchange), { legacy: "reject" });
+
+/** Answers one parsed JSON-RPC body in the revision it is written in. */
+async function serve(request: Request, body: unknown, exchange: Exchange): Promise<Response> {
+  if (await isLegacyRequest(request, body)) {
+    const server = createMcpServer(exchange);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    return transport.handleRequest(request, { parsedBody: body });
+  }
+  const authInfo: AuthInfo = { token: "", clientId: exchange.principal?.client ?? "", scopes: [...(exchange.principal?.scopes ?? [])], extra: { exchange } };
+  return modern.fetch(request, { parsedBody: body, authInfo });
+}
+
 /** A JSON-RPC error with no request ID: the message could not be read, or was refused before it was. */
-function rpcError(status: 400 | 403 | 404 | 405 | 413, code: number, message: string): Response {
+function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
 }
 
@@ -95,6 +144,17 @@ function invalidMessage(body: unknown): string | null {
     if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
   }
   return null;
+}
+
+/** Requests anyone may send without a token: they tell what this server is and offers, nothing about a Note or a user. */
+const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list"]);
+
+/** Whether every message of a body is discovery (requests above; notifications and responses carry nothing to guard). */
+function isDiscovery(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).every((message: { id?: unknown; method?: unknown }) => {
+    const isRequest = typeof message.method === "string" && message.id !== undefined;
+    return !isRequest || DISCOVERY.has(message.method as string);
+  });
 }
 
 /** The scopes a message needs: read for anything, and a tool call its tool's too. */

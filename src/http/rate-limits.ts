@@ -2,7 +2,7 @@
  * Abuse limits, on Cloudflare's rate limiting bindings (`[[ratelimits]]` in
  * wrangler.toml, which holds each limit's number): registrations and the
  * authorization page per client address, tool calls per user and client,
- * writes apart from reads. One binding call per limited request; the counters
+ * writes apart from reads, discovery without a token per client address. One binding call per limited request; the counters
  * live at Cloudflare's edge (in memory under `wrangler dev` and the tests).
  *
  * A deployment without one of the bindings refuses to serve what it limits
@@ -14,7 +14,7 @@ import { settingsOf } from "../settings.js";
 import { failWith } from "./edge.js";
 
 /** The binding of each limit (wrangler.toml). */
-export type LimitName = "REGISTER_LIMIT" | "AUTHORIZE_LIMIT" | "TOOL_WRITE_LIMIT" | "TOOL_READ_LIMIT";
+export type LimitName = "REGISTER_LIMIT" | "AUTHORIZE_LIMIT" | "TOOL_WRITE_LIMIT" | "TOOL_READ_LIMIT" | "PUBLIC_MCP_LIMIT";
 
 /**
  * Every limit counts over a minute (`period = 60` in wrangler.toml). The binding

@@ -1,5 +1,5 @@
 /** Tool results: success as `structuredContent` plus the same JSON as text; failures as `isError` results. */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { NoteError } from "../note/errors.js";
 import { TOOLS } from "./tools.js";
 

@@ -1,25 +1,27 @@
 /**
- * The MCP server, on the official SDK's low-level `Server`: the SDK speaks the
- * protocol (initialize, JSON-RPC, Streamable HTTP); this file answers
+ * The MCP server, on the official SDK's low-level `Server` (v2): the SDK speaks
+ * the protocol (both revisions, JSON-RPC, Streamable HTTP); this file answers
  * `tools/list` and `tools/call`. A client's malformed request or unknown tool
  * is a JSON-RPC error (-32602); its arguments are validated here, at the edge,
  * so every problem comes back as one `invalid_arguments` result naming each field.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
-  CallToolRequestParamsSchema,
   CallToolRequestSchema,
-  ErrorCode,
+  DiscoverRequestSchema,
   InitializeRequestSchema,
-  isJSONRPCRequest,
   ListToolsRequestSchema,
   PingRequestSchema,
+} from "@modelcontextprotocol/core";
+import {
+  isJSONRPCRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
   type JSONRPCRequest,
   type Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
@@ -98,46 +100,45 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 }
 
 /**
- * One JSON Schema validator for every exchange. A Server builds its own by
- * default (a new Ajv, formats and all) on every request; this server never
- * asks clients for input, so it is never used, only paid for.
- */
-const VALIDATOR = new AjvJsonSchemaValidator();
-
-/**
  * tools/call with `arguments` exactly as the client sent them. The SDK's own
  * schema copies them as a record, and that copy drops an own `__proto__` key,
  * so a closed input schema would never see it to refuse it.
  */
-const ToolCallAsSent = CallToolRequestSchema.extend({ params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }) });
+const ToolCallAsSent = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
 
-/** A fresh server for one stateless exchange. */
-export function createMcpServer(principal: Principal, gateway: NoteGateway, hooks: CallHooks = NO_HOOKS): Server {
-  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: VALIDATOR });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
-  server.setRequestHandler(ToolCallAsSent, (request) => callTool(principal, gateway, hooks, request.params.name, request.params.arguments));
+/** What one exchange's server serves to: the caller (null before sign-in: discovery only), where calls go, and the call's hooks. */
+export interface Exchange {
+  principal: Principal | null;
+  gateway: NoteGateway;
+  hooks?: CallHooks;
+}
+
+/** A fresh server for one stateless exchange, of either revision. */
+export function createMcpServer({ principal, gateway, hooks = NO_HOOKS }: Exchange): Server {
+  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler("tools/list", () => ({ tools: TOOL_LIST }));
+  server.setRequestHandler("tools/call", { params: ToolCallAsSent }, (params) => {
+    // The HTTP route answers a call without a token with a 401 challenge before it gets here.
+    if (principal === null) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "tools/call needs a token: sign in with OAuth first.");
+    return callTool(principal, gateway, hooks, params.name, params.arguments);
+  });
   return server;
 }
 
 /**
  * The SDK's Server with a check of each request's params in front of its
- * dispatch. SDK v1 parses params with the method's schema while dispatching
- * and answers a mismatch with -32603 Internal error (typescript-sdk#2284);
- * a client's malformed params are -32602 Invalid params, naming the problem.
- * It also answers a task-augmented call with -32603, where a server that does
- * not declare the tasks capability must ignore `task` (MCP 2025-11-25, Tasks).
+ * dispatch, so a client's malformed params are -32602 Invalid params naming
+ * each problem in one line (the SDK's own answer is a JSON dump of zod issues).
  */
 class ConnectorServer extends Server {
   override async connect(transport: Transport): Promise<void> {
     await super.connect(transport);
     const dispatch = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (!isJSONRPCRequest(message)) return dispatch?.(message, extra);
-      const request = withoutTask(message);
-      const problem = paramsProblem(request);
-      if (problem === null) return dispatch?.(request, extra);
+      const problem = isJSONRPCRequest(message) ? paramsProblem(message) : null;
+      if (problem === null) return dispatch?.(message, extra);
       transport
-        .send({ jsonrpc: "2.0", id: request.id, error: { code: ErrorCode.InvalidParams, message: problem } })
+        .send({ jsonrpc: "2.0", id: (message as JSONRPCRequest).id, error: { code: ProtocolErrorCode.InvalidParams, message: problem } })
         .catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
     };
   }
@@ -146,6 +147,7 @@ class ConnectorServer extends Server {
 /** The SDK's schema of each request this server answers (the others are -32601 Method not found). */
 const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
   ["initialize", InitializeRequestSchema],
+  ["server/discover", DiscoverRequestSchema],
   ["ping", PingRequestSchema],
   ["tools/list", ListToolsRequestSchema],
   ["tools/call", CallToolRequestSchema],
@@ -160,12 +162,6 @@ function paramsProblem(request: JSONRPCRequest): string | null {
   return `Invalid params for ${request.method}: ${problems.join("; ")}`;
 }
 
-function withoutTask(request: JSONRPCRequest): JSONRPCRequest {
-  if (request.params === undefined || !("task" in request.params)) return request;
-  const { task: _ignored, ...params } = request.params;
-  return { ...request, params };
-}
-
 /** Runs a tool's operation on the Note its arguments name, as the user's connector. */
 function onNote(gateway: NoteGateway, principal: Principal, command: CommandName, args: unknown): Promise<Result<unknown>> {
   const { note_id, ...input } = args as { note_id: string } & Record<string, unknown>;
@@ -174,16 +170,11 @@ function onNote(gateway: NoteGateway, principal: Principal, command: CommandName
   return gateway.execute(note_id, caller, command, input as never);
 }
 
-/** A JSON-RPC error the SDK sends as is (an McpError would prefix its message with "MCP error -32602: "). */
-class InvalidParams extends Error {
-  readonly code = ErrorCode.InvalidParams;
-}
-
 async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallHooks, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
   if (tool === undefined) {
     hooks.called({ tool: "(unknown)", outcome: "unknown_tool" });
-    throw new InvalidParams(`Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
   }
   const named = noteId.safeParse((args as { note_id?: unknown } | null | undefined)?.note_id);
   const told = (outcome: string): void => hooks.called({ tool: tool.name, note_id: named.success ? named.data : undefined, outcome });

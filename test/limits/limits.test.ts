@@ -134,6 +134,24 @@ describe("tool calls, per user and client", () => {
   });
 });
 
+describe("discovery without a token, per client address", () => {
+  it("past 6 requests a minute: 429 with Retry-After naming the wait; another address, or a token, still passes", async () => {
+    await inOneWindow(async () => {
+      const address = freshAddress();
+      const headers = { "CF-Connecting-IP": address };
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await rpc("tools/list", {}, null, headers)).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+      const refused = await rpc("tools/list", {}, null, headers);
+      expect(refused.headers.get("Retry-After")).toBe("60");
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/without a token from this address\. Try again in 60 seconds/);
+      expect((await rpc("tools/list", {}, null, { "CF-Connecting-IP": freshAddress() })).status).toBe(200);
+      const agent = await signInFresh(freshUser("discoverer"), "mcp");
+      expect((await rpc("tools/list", {}, agent.access_token, headers)).status).toBe(200);
+    });
+  });
+});
+
 describe("a deployment cannot lose its limits by accident", () => {
   it("a limit whose binding is missing answers 503 misconfigured, naming it, instead of letting requests through", async () => {
     const without = { ...env, TOOL_WRITE_LIMIT: undefined } as Env;

@@ -45,6 +45,30 @@ export async function rawMcp(body: string): Promise<any> {
   return response.json();
 }
 
+/** The 2026-07-28 revision's per-request envelope (SEP-2575): its version and the client's capabilities, in `params._meta`. */
+export const MODERN = "2026-07-28";
+
+export function envelope(capabilities: Record<string, unknown> = {}): Record<string, unknown> {
+  return { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": capabilities };
+}
+
+/**
+ * A 2026-07-28 request as its clients send it: the envelope in `params._meta`,
+ * and the MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name headers.
+ */
+export async function modernRpc(method: string, params: Record<string, unknown> = {}, token: string | null = TOKENS.agent, capabilities: Record<string, unknown> = {}): Promise<Response> {
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": method,
+  };
+  if (method === "tools/call" && typeof params.name === "string") headers["Mcp-Name"] = params.name;
+  if (token !== null) headers.Authorization = `Bearer ${token}`;
+  const body = { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: envelope(capabilities) } };
+  return fetchWorker("/mcp", { method: "POST", headers, body: JSON.stringify(body) });
+}
+
 export interface ApiAnswer {
   status: number;
   body: any;

@@ -53,16 +53,18 @@ describe("access", () => {
     expect((await ok("list_note_tabs", { note_id: noteId })).version).toBe(version);
   });
 
-  it("no token, or an unknown one, gets 401 with a WWW-Authenticate challenge", async () => {
-    for (const token of [null, "not-a-real-token"]) {
-      const response = await rpc("tools/list", {}, token);
+  it("a tool call without a token, or any request with an unknown one, gets 401 with a WWW-Authenticate challenge", async () => {
+    for (const [method, params, token] of [["tools/call", { name: "list_notes", arguments: {} }, null], ["tools/list", {}, "not-a-real-token"]] as const) {
+      const response = await rpc(method, params, token);
       expect(response.status).toBe(401);
       const challenge = response.headers.get("WWW-Authenticate") ?? "";
       expect(challenge).toMatch(/^Bearer /);
       expect(challenge).toContain('resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp"');
       expect(challenge).toContain('scope="osfoundry:read osfoundry:write"');
     }
-    const inQuery = await fetchWorker(`/mcp?access_token=${TOKENS.agent}`, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } });
+    // A token in the query is no token (RFC 6750 §2.3 is not supported).
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } });
+    const inQuery = await fetchWorker(`/mcp?access_token=${TOKENS.agent}`, { method: "POST", body: call, headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" } });
     expect(inQuery.status).toBe(401);
   });
 

@@ -61,7 +61,7 @@ afterEach(async () => {
 /** A connected client that has listed the tools, so it validates every structured result. */
 async function connect(gateway: NoteGateway = new MemoryNotes()): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = createMcpServer({ user: USER, scopes: [SCOPES.read, SCOPES.write] }, gateway);
+  const server = createMcpServer({ principal: { user: USER, scopes: [SCOPES.read, SCOPES.write] }, gateway });
   const client = new Client({ name: "contract-test", version: "1.0.0" });
   await Promise.all([client.connect(clientSide), server.connect(serverSide)]);
   open.push(client);

@@ -1,0 +1,152 @@
+/**
+ * Both MCP revisions on one endpoint, and what anyone may read without a
+ * token: 2026-07-28 (every request carries its version and capabilities) and
+ * 2025-11-25 (initialize, then plain requests) answer from one tool table;
+ * initialize, server/discover and tools/list need no token; anything else
+ * without one is the resource server's 401 challenge.
+ */
+import { describe, expect, it } from "vitest";
+import { fetchWorker, MODERN, modernRpc, newNote, rpc, TOKENS } from "../support/workers.js";
+
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
+
+/** A request from its own client address, so the per-address limit of one test does not spend another's. */
+let address = 0;
+const fromAddress = () => ({ "CF-Connecting-IP": `198.51.100.${++address}` });
+
+async function json(response: Response): Promise<any> {
+  return response.json();
+}
+
+describe("2026-07-28", () => {
+  it("server/discover names the revision, the server and its capabilities", async () => {
+    const response = await modernRpc("server/discover");
+    expect(response.status).toBe(200);
+    const { result } = await json(response);
+    expect(result.supportedVersions).toEqual([MODERN]);
+    expect(result.capabilities.tools).toEqual({});
+    expect(result._meta["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "osfoundry-notes-connector", version: "0.1.0" });
+    expect(result.instructions).toMatch(/list_note_tabs/);
+  });
+
+  it("tools/list and tools/call answer in the revision's shape, with the same tools and results as 2025-11-25", async () => {
+    const modern = (await json(await modernRpc("tools/list"))).result;
+    const legacy = (await json(await rpc("tools/list", {}))).result;
+    expect(modern.resultType).toBe("complete");
+    expect(modern.tools).toEqual(legacy.tools);
+    expect(modern.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
+
+    const { noteId, version } = await newNote();
+    const call = (await json(await modernRpc("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId } }))).result;
+    expect(call.resultType).toBe("complete");
+    expect(call.structuredContent).toMatchObject({ note_id: noteId, version });
+    const again = (await json(await rpc("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId } }))).result;
+    expect(call.structuredContent).toEqual(again.structuredContent);
+  });
+
+  it("a write replayed with its key returns the first result, in either revision", async () => {
+    const { noteId, version } = await newNote();
+    const args = { note_id: noteId, expected_version: version, idempotency_key: "deck-1", tab_type: "slides", label: "Deck", slides: [{ title: "One" }] };
+    const first = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }))).result.structuredContent;
+    const modernAgain = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }))).result.structuredContent;
+    const legacyAgain = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: args }))).result.structuredContent;
+    expect(first.replayed).toBe(false);
+    expect(modernAgain).toEqual({ ...first, replayed: true });
+    expect(legacyAgain).toEqual({ ...first, replayed: true });
+  });
+
+  it("an unsupported revision, a missing header or headers that disagree with the body are refused by code", async () => {
+    const future = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2099-01-01", "Mcp-Method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } }),
+    });
+    const unsupported = await json(future);
+    expect(unsupported.error.code).toBe(-32022);
+    expect(unsupported.error.data.supported).toEqual([MODERN]);
+
+    const noMethodHeader = await json(await fetchWithout("Mcp-Method"));
+    expect(noMethodHeader.error.code).toBe(-32020);
+    const wrongName = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { ...modernHeaders("tools/call"), "Mcp-Name": "list_notes" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_note_tabs", arguments: {}, _meta: modernMeta() } }),
+    });
+    expect((await json(wrongName)).error.code).toBe(-32020);
+  });
+
+  it("an unknown tool and malformed params are -32602; a batch may not carry this revision's requests", async () => {
+    const unknown = await json(await modernRpc("tools/call", { name: "delete_everything", arguments: {} }));
+    expect(unknown.error).toEqual({ code: -32602, message: 'Unknown tool: "delete_everything". Call tools/list for the tools.' });
+    const malformed = await json(await modernRpc("tools/call", { name: "list_notes", arguments: [1] }));
+    expect(malformed.error).toEqual({ code: -32602, message: "Invalid params for tools/call: params.arguments: expected object" });
+    const batch = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: modernHeaders("tools/list"),
+      body: JSON.stringify([{ jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: modernMeta() } }]),
+    });
+    expect(batch.status).toBe(400);
+    expect((await json(batch)).error.code).toBe(-32600);
+  });
+});
+
+function modernMeta(): Record<string, unknown> {
+  return { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
+}
+
+function modernHeaders(method: string): Record<string, string> {
+  return { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": method };
+}
+
+function fetchWithout(header: string): Promise<Response> {
+  const headers = modernHeaders("tools/list");
+  delete headers[header];
+  return fetchWorker("/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: modernMeta() } }) });
+}
+
+describe("without a token", () => {
+  it("initialize, server/discover and tools/list answer, listing every tool with its securitySchemes, exactly as with a token", async () => {
+    const initialize = await rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "directory", version: "1" } }, null, fromAddress());
+    expect(initialize.status).toBe(200);
+    expect((await json(initialize)).result.serverInfo.name).toBe("osfoundry-notes-connector");
+    expect((await modernRpc("server/discover", {}, null)).status).toBe(200);
+
+    const open = (await json(await rpc("tools/list", {}, null, fromAddress()))).result.tools;
+    const signedIn = (await json(await rpc("tools/list", {}))).result.tools;
+    expect(open).toEqual(signedIn);
+    expect(open.map((tool: { name: string }) => tool.name)).toEqual(TOOL_NAMES);
+    for (const tool of open) {
+      expect(tool.securitySchemes, tool.name).toEqual([{ type: "oauth2", scopes: tool.annotations.readOnlyHint ? ["osfoundry:read"] : ["osfoundry:write"] }]);
+      expect(tool.annotations.readOnlyHint !== undefined && tool.annotations.openWorldHint === false, tool.name).toBe(true);
+      if (!tool.annotations.readOnlyHint) expect({ name: tool.name, idempotent: tool.annotations.idempotentHint }).toEqual({ name: tool.name, idempotent: true });
+    }
+  });
+
+  it("every tool call, in either revision, answers 401 with the challenge, and touches nothing", async () => {
+    const { noteId, version } = await newNote();
+    const args = { note_id: noteId, expected_version: version, idempotency_key: "k", tab_type: "slides" };
+    for (const name of TOOL_NAMES) {
+      for (const response of [await rpc("tools/call", { name, arguments: args }, null, fromAddress()), await modernRpc("tools/call", { name, arguments: args }, null)]) {
+        expect(response.status, name).toBe(401);
+        const challenge = response.headers.get("WWW-Authenticate") ?? "";
+        expect(challenge).toContain('resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp"');
+        expect(challenge).toContain('scope="osfoundry:read osfoundry:write"');
+      }
+    }
+    const after = (await json(await rpc("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId } }))).result.structuredContent;
+    expect(after.version).toBe(version);
+  });
+
+  it("a batch that mixes discovery and a call, or a method that is not discovery, needs a token", async () => {
+    const batch = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...fromAddress() },
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_notes", arguments: {} } },
+      ]),
+    });
+    expect(batch.status).toBe(401);
+    expect((await rpc("resources/templates/list", {}, null, fromAddress())).status).toBe(401);
+  });
+});
