@@ -1,13 +1,24 @@
-/** Tool results: success as `structuredContent` plus the same JSON as text; failures as `isError` results. */
-import type { CallToolResult } from "@modelcontextprotocol/server";
+/**
+ * Tool results: success as `structuredContent` plus the same JSON as text
+ * (and, for a write, a link to the Note's page); failures as `isError` results.
+ */
+import type { CallToolResult, ResourceLink } from "@modelcontextprotocol/server";
 import type { NoteError } from "../note/errors.js";
 import { TOOLS } from "./tools.js";
 
-export function successResult(value: unknown): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    structuredContent: value as Record<string, unknown>,
-  };
+export function successResult(value: unknown, page?: NotePage): CallToolResult {
+  const text = { type: "text" as const, text: JSON.stringify(value) };
+  return { content: page === undefined ? [text] : [text, pageLink(page)], structuredContent: value as Record<string, unknown> };
+}
+
+/** The person's web page of a Note: where the user opens what an agent just wrote. */
+export interface NotePage {
+  noteId: string;
+  url: string;
+}
+
+function pageLink({ noteId, url }: NotePage): ResourceLink {
+  return { type: "resource_link", uri: url, name: noteId, title: "Open the Note", description: "The Note's page: what this call wrote, live, with who changed what.", mimeType: "text/html" };
 }
 
 /**

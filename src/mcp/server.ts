@@ -111,16 +111,18 @@ export interface Exchange {
   principal: Principal | null;
   gateway: NoteGateway;
   hooks?: CallHooks;
+  /** The URL of a Note's page, which a write's result links to; none, no link. */
+  notePage?: (noteId: string) => string;
 }
 
 /** A fresh server for one stateless exchange, of either revision. */
-export function createMcpServer({ principal, gateway, hooks = NO_HOOKS }: Exchange): Server {
+export function createMcpServer({ principal, gateway, hooks = NO_HOOKS, notePage }: Exchange): Server {
   const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler("tools/list", () => ({ tools: TOOL_LIST }));
   server.setRequestHandler("tools/call", { params: ToolCallAsSent }, (params) => {
     // The HTTP route answers a call without a token with a 401 challenge before it gets here.
     if (principal === null) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "tools/call needs a token: sign in with OAuth first.");
-    return callTool(principal, gateway, hooks, params.name, params.arguments);
+    return callTool({ principal, gateway, hooks, notePage }, params.name, params.arguments);
   });
   return server;
 }
@@ -170,7 +172,10 @@ function onNote(gateway: NoteGateway, principal: Principal, command: CommandName
   return gateway.execute(note_id, caller, command, input as never);
 }
 
-async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallHooks, name: string, args: unknown): Promise<CallToolResult> {
+/** An exchange with a signed-in caller. */
+type SignedIn = Exchange & { principal: Principal; hooks: CallHooks };
+
+async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);
   if (tool === undefined) {
     hooks.called({ tool: "(unknown)", outcome: "unknown_tool" });
@@ -191,7 +196,10 @@ async function callTool(principal: Principal, gateway: NoteGateway, hooks: CallH
   try {
     const result = tool.command === null ? await gateway.listNotes(principal.user, parsed.value as NoteQuery) : await onNote(gateway, principal, tool.command, parsed.value);
     told(result.ok ? "ok" : (result.error as NoteError).code);
-    return result.ok ? successResult(result.value) : errorResult(result.error as NoteError);
+    if (!result.ok) return errorResult(result.error as NoteError);
+    // A write links to the page where the user sees it; list_notes names no Note.
+    const written = tool.readOnly ? undefined : (parsed.value as { note_id: string }).note_id;
+    return successResult(result.value, written !== undefined && notePage !== undefined ? { noteId: written, url: notePage(written) } : undefined);
   } catch (error) {
     told("internal_error");
     throw error;

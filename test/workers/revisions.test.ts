@@ -150,3 +150,25 @@ describe("without a token", () => {
     expect((await rpc("resources/templates/list", {}, null, fromAddress())).status).toBe(401);
   });
 });
+
+describe("links back to the Note", () => {
+  it("a write's result links to the Note's page, in either revision; a read's and a failure's do not", async () => {
+    const { noteId, version } = await newNote({ title: "Links" });
+    const args = { note_id: noteId, expected_version: version, idempotency_key: "link", tab_type: "slides", slides: [{ title: "One" }] };
+    const legacy = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: args }))).result;
+    const modern = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }))).result;
+    const link = { type: "resource_link", uri: `http://127.0.0.1:8787/notes/${noteId}`, name: noteId, title: "Open the Note", mimeType: "text/html" };
+    expect(legacy.content[1]).toMatchObject(link);
+    expect(modern.content[1]).toMatchObject(link);
+    expect(legacy.content[0]).toEqual({ type: "text", text: JSON.stringify(legacy.structuredContent) });
+    // The link is the person's page for that Note.
+    const page = await fetchWorker(new URL(link.uri).pathname);
+    expect({ status: page.status, type: page.headers.get("Content-Type")?.toLowerCase() }).toEqual({ status: 200, type: "text/html; charset=utf-8" });
+
+    const read = (await json(await rpc("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId } }))).result;
+    expect(read.content).toHaveLength(1);
+    const refused = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: { ...args, idempotency_key: "stale" } }))).result;
+    expect(refused.isError).toBe(true);
+    expect(refused.content).toHaveLength(1);
+  });
+});
