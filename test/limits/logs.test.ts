@@ -83,7 +83,7 @@ describe("one log line per request", () => {
 
     // No token: no user, and the status's outcome.
     spy.mockClear();
-    await rpc("tools/list", {}, null);
+    await rpc("tools/call", { name: "list_notes", arguments: {} }, null);
     expect(lines()).toEqual([{ route: "/mcp", method: "POST", status: 401, outcome: "unauthorized", duration_ms: expect.any(Number) }]);
 
     const all = [...signIn, written, ...conflict, ...invalid];

@@ -78,7 +78,7 @@ describe("tokens that are refused", () => {
       const response = await fetchWorker(`/mcp?${param}=${encodeURIComponent(access_token)}`, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } }),
       });
       expect(response.status).toBe(401);
     }
