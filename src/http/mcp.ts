@@ -5,7 +5,8 @@
  * through its Streamable HTTP transport, from one server factory.
  *
  * With a token the OAuth resource server has verified it. Without one only
- * discovery is served (initialize, server/discover, tools/list, ping), per
+ * discovery is served (initialize, server/discover, ping, tools/list, and the
+ * resources: the deck preview's page, the same for everyone), per
  * client address rate limited; anything else gets the resource server's 401
  * challenge, so a client signs in exactly when it first needs to. Before the
  * SDK sees a message this route checks the Origin, the body's size and JSON,
@@ -149,7 +150,7 @@ function invalidMessage(body: unknown): string | null {
 }
 
 /** Requests anyone may send without a token: they tell what this server is and offers, nothing about a Note or a user. */
-const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list"]);
+const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list", "resources/list", "resources/read"]);
 
 /** Whether every message of a body is discovery (requests above; notifications and responses carry nothing to guard). */
 function isDiscovery(body: unknown): boolean {

@@ -9,13 +9,16 @@ import {
   CallToolRequestSchema,
   DiscoverRequestSchema,
   InitializeRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  ReadResourceRequestSchema,
 } from "@modelcontextprotocol/core";
 import {
   isJSONRPCRequest,
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
   type CallToolResult,
   type JSONRPCRequest,
@@ -28,6 +31,7 @@ import type { Caller, CommandName, Input } from "../note/commands.js";
 import { fieldPath, invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
+import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta } from "./deck-preview.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
 import { inputs, noteId, outputs, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
@@ -75,8 +79,22 @@ const INSTRUCTIONS =
   "Every edit names its tab by exact ID, carries expected_version from a fresh list, and an idempotency_key that names the intent: " +
   "resend a lost call unchanged (same key) to get its first result.";
 
-/** The tools/list answer, built once per isolate. */
+/** The tools/list answers, built once per isolate: as they are, and declaring the deck preview (MCP Apps). */
 const TOOL_LIST: Tool[] = TOOLS.map(describe);
+const TOOL_LIST_WITH_UI: Tool[] = TOOL_LIST.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool));
+
+const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+
+/**
+ * Whether to declare the deck preview to this request's client. A 2026-07-28
+ * request says in its envelope whether its client renders MCP Apps. A
+ * 2025-11-25 request cannot: its client said so in an initialize this
+ * stateless server never sees again, so the preview is declared, as MCP Apps
+ * servers do; a client without MCP Apps ignores the key, and no result changes.
+ */
+function declaresUi(envelope: Record<string, unknown> | undefined): boolean {
+  return envelope?.[CAPABILITIES_KEY] === undefined || announcesUi(envelope[CAPABILITIES_KEY]);
+}
 
 function describe(tool: ToolDefinition): Tool {
   const securitySchemes = [{ type: "oauth2", scopes: [...tool.scopes] }];
@@ -117,8 +135,14 @@ export interface Exchange {
 
 /** A fresh server for one stateless exchange, of either revision. */
 export function createMcpServer({ principal, gateway, hooks = NO_HOOKS, notePage }: Exchange): Server {
-  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler("tools/list", () => ({ tools: TOOL_LIST }));
+  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: declaresUi(ctx.mcpReq.envelope) ? TOOL_LIST_WITH_UI : TOOL_LIST }));
+  server.setRequestHandler("resources/list", () => ({ resources: [deckPreviewResource] }));
+  server.setRequestHandler("resources/read", (request) => {
+    const read = readDeckPreview(request.params.uri);
+    if (read === null) throw new ResourceNotFoundError(request.params.uri);
+    return read;
+  });
   server.setRequestHandler("tools/call", { params: ToolCallAsSent }, (params) => {
     // The HTTP route answers a call without a token with a 401 challenge before it gets here.
     if (principal === null) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "tools/call needs a token: sign in with OAuth first.");
@@ -153,6 +177,8 @@ const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodTyp
   ["ping", PingRequestSchema],
   ["tools/list", ListToolsRequestSchema],
   ["tools/call", CallToolRequestSchema],
+  ["resources/list", ListResourcesRequestSchema],
+  ["resources/read", ReadResourceRequestSchema],
 ]);
 
 /** What is wrong with a request's params, as one line, or null when the SDK can take them. */

@@ -54,7 +54,7 @@ export function envelope(capabilities: Record<string, unknown> = {}): Record<str
 
 /**
  * A 2026-07-28 request as its clients send it: the envelope in `params._meta`,
- * and the MCP-Protocol-Version, Mcp-Method and (for tools/call) Mcp-Name headers.
+ * and the MCP-Protocol-Version, Mcp-Method and (for tools/call and resources/read) Mcp-Name headers.
  */
 export async function modernRpc(method: string, params: Record<string, unknown> = {}, token: string | null = TOKENS.agent, capabilities: Record<string, unknown> = {}): Promise<Response> {
   const headers: Record<string, string> = {
@@ -64,6 +64,7 @@ export async function modernRpc(method: string, params: Record<string, unknown> 
     "Mcp-Method": method,
   };
   if (method === "tools/call" && typeof params.name === "string") headers["Mcp-Name"] = params.name;
+  if (method === "resources/read" && typeof params.uri === "string") headers["Mcp-Name"] = params.uri;
   if (token !== null) headers.Authorization = `Bearer ${token}`;
   const body = { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: envelope(capabilities) } };
   return fetchWorker("/mcp", { method: "POST", headers, body: JSON.stringify(body) });

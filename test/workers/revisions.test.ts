@@ -8,6 +8,11 @@
 import { describe, expect, it } from "vitest";
 import { fetchWorker, MODERN, modernRpc, newNote, rpc, TOKENS } from "../support/workers.js";
 
+/** A client that renders MCP Apps says so in its capabilities. */
+const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
+const PREVIEWED = ["read_note_tab", "create_note_tab", "edit_note_tab"];
+const PREVIEW_URI = "ui://notes/deck-preview.html";
+
 const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
 
 /** A request from its own client address, so the per-address limit of one test does not spend another's. */
@@ -30,7 +35,7 @@ describe("2026-07-28", () => {
   });
 
   it("tools/list and tools/call answer in the revision's shape, with the same tools and results as 2025-11-25", async () => {
-    const modern = (await json(await modernRpc("tools/list"))).result;
+    const modern = (await json(await modernRpc("tools/list", {}, TOKENS.agent, UI))).result;
     const legacy = (await json(await rpc("tools/list", {}))).result;
     expect(modern.resultType).toBe("complete");
     expect(modern.tools).toEqual(legacy.tools);
@@ -170,5 +175,54 @@ describe("links back to the Note", () => {
     const refused = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: { ...args, idempotency_key: "stale" } }))).result;
     expect(refused.isError).toBe(true);
     expect(refused.content).toHaveLength(1);
+  });
+});
+
+describe("the deck preview, an MCP App", () => {
+  it("is declared on create_note_tab, edit_note_tab and read_note_tab to a client that announces MCP Apps, and to no other 2026-07-28 client", async () => {
+    const withUi = (await json(await modernRpc("tools/list", {}, TOKENS.agent, UI))).result.tools;
+    const without = (await json(await modernRpc("tools/list", {}, TOKENS.agent, {}))).result.tools;
+    const otherApp = (await json(await modernRpc("tools/list", {}, TOKENS.agent, { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/plain"] } } }))).result.tools;
+    for (const tool of withUi) {
+      const declared = tool._meta?.ui?.resourceUri;
+      expect({ name: tool.name, declared }).toEqual({ name: tool.name, declared: PREVIEWED.includes(tool.name) ? PREVIEW_URI : undefined });
+    }
+    for (const tool of [...without, ...otherApp]) expect(tool._meta?.ui, tool.name).toBeUndefined();
+    // Nothing else differs.
+    const bare = (tool: any) => ({ ...tool, _meta: { securitySchemes: tool._meta.securitySchemes } });
+    expect(withUi.map(bare)).toEqual(without.map(bare));
+    // A 2025-11-25 request cannot say (its initialize is gone): it is declared, and ignored by a client without MCP Apps.
+    const legacy = (await json(await rpc("tools/list", {}))).result.tools;
+    expect(legacy.filter((tool: any) => tool._meta.ui?.resourceUri === PREVIEW_URI).map((tool: any) => tool.name)).toEqual(PREVIEWED);
+  });
+
+  it("results are the same whether the client announces MCP Apps or not", async () => {
+    const { noteId, version } = await newNote();
+    const args = { note_id: noteId, expected_version: version, idempotency_key: "same", tab_type: "slides", slides: [{ title: "One" }] };
+    const first = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }, TOKENS.agent, UI))).result;
+    const tabId = first.structuredContent.tab_id;
+    const read = async (capabilities: Record<string, unknown>) =>
+      (await json(await modernRpc("tools/call", { name: "read_note_tab", arguments: { note_id: noteId, tab_id: tabId } }, TOKENS.agent, capabilities))).result;
+    const [withUi, without] = [await read(UI), await read({})];
+    expect(withUi).toEqual(without);
+    expect(withUi.content).toEqual([{ type: "text", text: JSON.stringify(withUi.structuredContent) }]);
+  });
+
+  it("resources/list and resources/read serve the page without a token; another URI is not found", async () => {
+    const listed = (await json(await rpc("resources/list", {}, null))).result.resources;
+    expect(listed).toEqual([expect.objectContaining({ uri: PREVIEW_URI, mimeType: "text/html;profile=mcp-app", name: "deck-preview" })]);
+    const read = (await json(await modernRpc("resources/read", { uri: PREVIEW_URI }, null))).result;
+    const [page] = read.contents;
+    expect(page).toMatchObject({ uri: PREVIEW_URI, mimeType: "text/html;profile=mcp-app" });
+    expect(page.text).toMatch(/^<!doctype html>/i);
+    expect(page.text).toMatch(/Content-Security-Policy/);
+    // Self-contained: nothing to fetch from anywhere.
+    expect(page.text).not.toMatch(/\b(src|href)=["']?(https?:)?\/\//i);
+    expect(page._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
+
+    const missing = await json(await rpc("resources/read", { uri: "ui://notes/other.html" }));
+    expect(missing.error.code).toBe(-32602);
+    const note = await json(await rpc("resources/read", { uri: "notes://anything" }, null));
+    expect(note.error.code).toBe(-32602);
   });
 });
