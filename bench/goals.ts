@@ -32,7 +32,9 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
 
   for (const [id, pairId, label, target] of [
     ["list_note_tabs", "list_note_tabs_vs_baseline", "list_note_tabs on one Note", 0.8],
+    ["list_note_tabs_2026", "list_note_tabs_2026_vs_baseline", "list_note_tabs on one Note, MCP 2026-07-28", 0.8],
     ["create_note_tab", "create_note_tab_vs_baseline", "create_note_tab (20 slides), one Note per connection", 0.6],
+    ["create_note_tab_2026", "create_note_tab_2026_vs_baseline", "create_note_tab (20 slides), one Note per connection, MCP 2026-07-28", 0.6],
   ] as const) {
     const r = row(id);
     const pair = report.paired.find((p) => p.id === pairId);

@@ -128,6 +128,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const base = baseline("baseline_start", "baseline: GET /bench/baseline (one trivial Durable Object call), at the start");
     const tabs = listNoteTabs(ctx, deck0);
     const create = createNoteTab(ctx);
+    const tabsModern = listNoteTabs(ctx, deck0, "tools", "list_note_tabs_2026", "2026-07-28");
+    const createModern = createNoteTab(ctx, "2026-07-28");
     const tabsOne = listNoteTabs(ctx, deck0, "parallel", "list_note_tabs_1_note");
     const tabsSpread = listNoteTabsSpread(ctx, decks);
     const workloads: Workload[] = [
@@ -137,7 +139,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       mcpMessage(ctx, "ping"),
       mcpMessage(ctx, "tools/list"),
       tabs,
+      tabsModern,
       create,
+      createModern,
       slideAdd(ctx),
       addNoteSource(ctx),
       slideUpdate(ctx),
@@ -169,7 +173,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const rate = (id: string): number => rows.find((r) => r.id === id)?.result.throughput ?? 0;
     for (const [id, a, b] of [
       ["list_note_tabs_vs_baseline", base, tabs],
+      ["list_note_tabs_2026_vs_baseline", base, tabsModern],
       ["create_note_tab_vs_baseline", base, create],
+      ["create_note_tab_2026_vs_baseline", base, createModern],
       ["list_note_tabs_64_notes_vs_1_note", tabsOne, tabsSpread],
     ] as const) {
       signal?.throwIfAborted();

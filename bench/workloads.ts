@@ -19,7 +19,7 @@ import {
   type DeckNote,
   type SheetNote,
 } from "./fixtures.js";
-import { isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody } from "./mcp-call.js";
+import { isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody, type Revision } from "./mcp-call.js";
 import { WriteLanes, type WriteTarget } from "./write-lanes.js";
 
 export type Section = "reference" | "ladder" | "tools" | "attachments" | "sheets" | "parallel";
@@ -60,8 +60,8 @@ function get(path: string): autocannon.Request {
   return { method: "GET", path };
 }
 
-function toolRequest(ctx: WorkloadContext, tool: string, args: Record<string, unknown>): autocannon.Request {
-  return { method: "POST", path: MCP_PATH, headers: mcpHeaders(ctx.agentToken), body: toolCallBody(tool, args) };
+function toolRequest(ctx: WorkloadContext, tool: string, args: Record<string, unknown>, revision: Revision = "2025-11-25"): autocannon.Request {
+  return { method: "POST", path: MCP_PATH, headers: mcpHeaders(ctx.agentToken, revision, tool), body: toolCallBody(tool, args, revision) };
 }
 
 const readOk = (body: string): boolean => body.startsWith("{") && !isMcpError(body);
@@ -113,14 +113,14 @@ export function mcpMessage(ctx: WorkloadContext, method: "ping" | "tools/list"):
   };
 }
 
-export function listNoteTabs(ctx: WorkloadContext, deck: DeckNote, section: Section = "tools", id = "list_note_tabs"): Workload {
+export function listNoteTabs(ctx: WorkloadContext, deck: DeckNote, section: Section = "tools", id = "list_note_tabs", revision: Revision = "2025-11-25"): Workload {
   return {
     id,
-    name: "list_note_tabs",
+    name: revision === "2025-11-25" ? "list_note_tabs" : `list_note_tabs (MCP ${revision})`,
     section,
     connections: ctx.connections,
     notes: "1",
-    requests: () => [toolRequest(ctx, "list_note_tabs", { note_id: deck.noteId })],
+    requests: () => [toolRequest(ctx, "list_note_tabs", { note_id: deck.noteId }, revision)],
     accept: readOk,
   };
 }
@@ -192,10 +192,11 @@ function writeWorkload(
   spec: Omit<Workload, "requests" | "accept" | "provision">,
   lanes: WriteLanes,
   addTarget: (laneIndex: number) => Promise<void>,
+  revision: Revision = "2025-11-25",
 ): Workload {
   return {
     ...spec,
-    requests: () => [lanes.request(ctx.agentToken)],
+    requests: () => [lanes.request(ctx.agentToken, revision)],
     accept: isCommittedWrite,
     async provision(expectedCalls) {
       const perLane = Math.ceil(expectedCalls / lanes.lanes.length) + 5;
@@ -219,10 +220,11 @@ const slidesOfTab = (target: WriteTarget, view: { tabs: { id: string; slide_coun
   view.tabs.find((t) => t.id === target.tabId)?.slide_count ?? SLIDES_PER_TAB;
 
 /** create_note_tab with a 20-slide outline; each connection fills Notes of its own (100 tabs each). */
-export function createNoteTab(ctx: WorkloadContext): Workload {
+export function createNoteTab(ctx: WorkloadContext, revision: Revision = "2025-11-25"): Workload {
+  const modern = revision !== "2025-11-25";
   const slides = outline(20);
   const lanes = new WriteLanes(
-    "create",
+    modern ? "create2026" : "create",
     (target, version, key) => ({
       tool: "create_note_tab",
       args: { note_id: target.noteId, expected_version: version, idempotency_key: key, tab_type: "slides", label: "Bench deck", slides },
@@ -232,15 +234,22 @@ export function createNoteTab(ctx: WorkloadContext): Workload {
   for (let i = 0; i < ctx.connections; i++) lanes.addLane();
   return writeWorkload(
     ctx,
-    { id: "create_note_tab", name: "create_note_tab, 20-slide outline", section: "tools", connections: ctx.connections, notes: `${ctx.connections}+ (own per connection)` },
+    {
+      id: modern ? "create_note_tab_2026" : "create_note_tab",
+      name: `create_note_tab, 20-slide outline${modern ? ` (MCP ${revision})` : ""}`,
+      section: "tools",
+      connections: ctx.connections,
+      notes: `${ctx.connections}+ (own per connection)`,
+    },
     lanes,
     async (laneIndex) => {
       const lane = lanes.lanes[laneIndex];
       if (lane === undefined) return;
-      const noteId = `create-${laneIndex}-${lane.targets.length}`;
+      const noteId = `create${modern ? "-2026" : ""}-${laneIndex}-${lane.targets.length}`;
       await ctx.api.createApprovedNote(noteId);
       lane.targets.push({ noteId, left: TABS_PER_NOTE });
     },
+    revision,
   );
 }
 

@@ -38,7 +38,9 @@ it("runs every workload against the baseline in one run, without errors", async 
     "mcp_ping",
     "mcp_tools_list",
     "list_note_tabs",
+    "list_note_tabs_2026",
     "create_note_tab",
+    "create_note_tab_2026",
     "slide_add",
     "add_note_source",
     "slide_update",
@@ -66,7 +68,13 @@ it("runs every workload against the baseline in one run, without errors", async 
   expect(report.baselineThroughput).toBeGreaterThan(0);
 
   // The goals' ratios, measured in alternating slices.
-  expect(report.paired.map((p) => p.id)).toEqual(["list_note_tabs_vs_baseline", "create_note_tab_vs_baseline", "list_note_tabs_64_notes_vs_1_note"]);
+  expect(report.paired.map((p) => p.id)).toEqual([
+    "list_note_tabs_vs_baseline",
+    "list_note_tabs_2026_vs_baseline",
+    "create_note_tab_vs_baseline",
+    "create_note_tab_2026_vs_baseline",
+    "list_note_tabs_64_notes_vs_1_note",
+  ]);
   for (const pair of report.paired) {
     expect({ id: pair.id, errors: pair.errors }).toEqual({ id: pair.id, errors: 0 });
     expect(pair.ratio, pair.id).toBeGreaterThan(0);
