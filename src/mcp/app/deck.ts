@@ -6,7 +6,6 @@
  * Note's own types, imported as types only, say what a well-formed one holds.
  */
 import type { AGENT_EDITS, CreatedTab, EditedTab, SlideOutput, TabContent } from "../../note/commands.js";
-import { LIMITS } from "../../note/limits.js";
 import type { TabType } from "../../note/tab-id.js";
 
 /** One slide as shown; `id` is null for an outline the Note has not confirmed. */
@@ -42,8 +41,12 @@ type Json = Record<string, unknown>;
 
 const TYPE_NAMES: Record<TabType, string> = { markdown: "Markdown", files: "Files", sources: "Sources", slides: "slides", sheet: "Sheet" };
 const SHEET_EDITS: ReadonlySet<string> = new Set<(typeof AGENT_EDITS)[number]>(["rows_append", "row_update", "row_delete", "columns_add"]);
-/** A deck is read back a page at a time, each of one slide at least: the largest takes no more pages than this. */
-const MAX_PAGES = LIMITS.slidesPerTab;
+/**
+ * A deck is read back a page at a time, each of one slide at least: the largest
+ * (LIMITS.slidesPerTab, which the unit test holds this to) takes no more pages.
+ * Not imported: every limit would come into the page with it.
+ */
+const MAX_PAGES = 500;
 
 export const WAITING: Preview = { kind: "message", text: "Waiting for the deck…" };
 
