@@ -26,6 +26,7 @@ import type { Env } from "../env.js";
 import { createMcpServer, type CallHooks, type Exchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
+import { clip } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
@@ -60,7 +61,7 @@ const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.
 mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
-  const invalid = invalidMessage(body);
+  const invalid = invalidMessage(body, c.req.header("MCP-Protocol-Version"));
   if (invalid !== null) return rpcError(400, -32600, `Invalid Request: ${invalid}`);
 
   const principal = c.get("principal");
@@ -136,11 +137,17 @@ function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, messa
 /**
  * Why a parsed body is not a JSON-RPC 2.0 message (or a batch of them), or
  * null. The SDK's transport would answer these -32700 as if the JSON itself
- * were broken, and an empty batch with an empty 202.
+ * were broken, and an empty batch with an empty 202. MCP 2025-06-18 removed
+ * batches: a request that names that revision or a later one in its
+ * MCP-Protocol-Version header sends one message; an older client (2025-03-26,
+ * which sends no header on initialize) may still batch.
  */
-function invalidMessage(body: unknown): string | null {
+function invalidMessage(body: unknown, revision: string | undefined): string | null {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return "an empty batch";
+  if (Array.isArray(body) && revision !== undefined && revision >= BATCHES_REMOVED) {
+    return `a batch, which MCP ${BATCHES_REMOVED} removed: send one JSON-RPC message per request (MCP-Protocol-Version: ${clip(revision, 40)})`;
+  }
   for (const message of messages) {
     if (typeof message !== "object" || message === null || Array.isArray(message)) return "expected a JSON-RPC 2.0 message, an object";
     if ((message as { jsonrpc?: unknown }).jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
@@ -148,6 +155,8 @@ function invalidMessage(body: unknown): string | null {
   }
   return null;
 }
+
+const BATCHES_REMOVED = "2025-06-18";
 
 /** Requests anyone may send without a token: they tell what this server is and offers, nothing about a Note or a user. */
 const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list", "resources/list", "resources/read"]);

@@ -109,6 +109,37 @@ function fetchWithout(header: string): Promise<Response> {
   return fetchWorker("/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list", params: { _meta: modernMeta() } }) });
 }
 
+describe("batches, as each revision says", () => {
+  const batch = (headers: Record<string, string>) =>
+    fetchWorker("/mcp", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify([
+        { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        { jsonrpc: "2.0", id: 2, method: "ping" },
+      ]),
+    });
+
+  it("2025-06-18 removed them: a batch naming that revision or a later one is -32600 Invalid Request, and nothing runs", async () => {
+    for (const revision of ["2025-06-18", "2025-11-25"]) {
+      const refused = await batch({ "MCP-Protocol-Version": revision });
+      expect(refused.status).toBe(400);
+      expect((await json(refused)).error).toEqual({
+        code: -32600,
+        message: `Invalid Request: a batch, which MCP 2025-06-18 removed: send one JSON-RPC message per request (MCP-Protocol-Version: ${revision})`,
+      });
+    }
+  });
+
+  it("a 2025-03-26 client (no header, or that revision's) may still batch", async () => {
+    for (const headers of [{}, { "MCP-Protocol-Version": "2025-03-26" }]) {
+      const answered = await batch(headers);
+      expect(answered.status).toBe(200);
+      expect((await json(answered)).map((m: { id: number }) => m.id)).toEqual([1, 2]);
+    }
+  });
+});
+
 describe("without a token", () => {
   it("initialize, server/discover and tools/list answer, listing every tool with its securitySchemes, exactly as with a token", async () => {
     const initialize = await rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "directory", version: "1" } }, null, fromAddress());
