@@ -86,6 +86,12 @@ describe("the protocol's own failures", () => {
     }
   });
 
+  it("GET /mcp without a token is 405 too, not a challenge: a client opening the optional SSE stream at connect is not sent to sign in", async () => {
+    const response = await fetchWorker("/mcp", { method: "GET", headers: { Accept: "text/event-stream" } });
+    expect({ status: response.status, allow: response.headers.get("Allow"), challenge: response.headers.get("WWW-Authenticate") }).toEqual({ status: 405, allow: "POST", challenge: null });
+    expect(((await response.json()) as any).error.code).toBe(-32000);
+  });
+
   it("a path under /mcp that is not the endpoint answers 404 with a JSON-RPC error", async () => {
     const response = await fetchWorker("/mcp/tools", { method: "POST", headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json" }, body: "{}" });
     expect(response.status).toBe(404);
