@@ -1,8 +1,10 @@
 /**
- * End to end, OAuth 2.1: the official MCP SDK client, given only the MCP URL
- * of the real Worker under `wrangler dev`, discovers the server's metadata,
- * registers, and signs in with the authorization code and PKCE; this file
- * plays the browser on the consent page.
+ * End to end, OAuth 2.1: the official MCP SDK client (v1, 1.32.2), given only
+ * the MCP URL of the real Worker under `wrangler dev`, connects and lists the
+ * tools without a token; its first tool call meets the 401 challenge, and it
+ * discovers the server's metadata, registers, and signs in with the
+ * authorization code and PKCE; this file plays the browser on the consent
+ * page. (test/e2e/revisions.test.ts does the same with the v2 client.)
  *
  * About refresh tokens and step-up: SDK 1.32.2, holding a refresh token,
  * answers a 403 `insufficient_scope` by refreshing, which cannot widen the
@@ -16,96 +18,29 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { describe, expect, it } from "vitest";
 import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
+import { approve, codeOf, openConsentPage, submitConsent } from "../support/consent-page.js";
 import { useLocalServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider, REDIRECT_URL } from "../support/memory-oauth-provider.js";
+import { recordingFetch, type RecordingFetch } from "../support/recording-fetch.js";
 
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
 
 const running = useLocalServer(async (server) => {
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
 });
 
-/** A fetch that records each request as "METHOD url", for asserting what the SDK discovered. */
-function recordingFetch(log: string[]): FetchLike {
-  return (url, init) => {
-    log.push(`${init?.method ?? "GET"} ${String(url)}`);
-    return fetch(url, init);
-  };
-}
-
-function newTransport(provider: MemoryOAuthProvider, log: string[] = []): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(running().mcpUrl), { authProvider: provider, fetch: recordingFetch(log) });
+function newTransport(provider: MemoryOAuthProvider, recorder: RecordingFetch = recordingFetch()): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(new URL(running().mcpUrl), { authProvider: provider, fetch: recorder.fetch });
 }
 
 function newClient(): Client {
   return new Client({ name: "notes-connector-e2e-oauth", version: "0.1.0" });
-}
-
-/** What the consent page showed. */
-interface ConsentPage {
-  url: URL;
-  handle: string;
-  cookies: string;
-  /** The scope checkboxes, in page order, and whether each is ticked. */
-  scopes: { value: string; checked: boolean }[];
-  /** The local user field's value, or null when the page has none. */
-  user: string | null;
-  html: string;
-}
-
-/** The browser opens the authorization URL the SDK handed over. */
-async function openConsentPage(url: URL): Promise<ConsentPage> {
-  const response = await fetch(url, { redirect: "manual" });
-  const html = await response.text();
-  expect(response.status, html.slice(0, 500)).toBe(200);
-  expect(response.headers.get("Content-Type")).toMatch(/^text\/html/);
-  const handle = /name=handle value="([^"]+)"/.exec(html)?.[1];
-  if (handle === undefined) throw new Error(`the consent page has no handle:\n${html}`);
-  const scopes = [...html.matchAll(/<input type=checkbox name=scope value="([^"]+)"( checked)?>/g)].map((m) => ({
-    value: unescapeHtml(m[1] ?? ""),
-    checked: m[2] !== undefined,
-  }));
-  const user = /<input name=user value="([^"]*)"/.exec(html)?.[1];
-  return { url, handle: unescapeHtml(handle), cookies: cookieHeader(response.headers), scopes, user: user === undefined ? null : unescapeHtml(user), html };
-}
-
-/** The browser submits the consent form; answers the 302's Location. */
-async function submitConsent(
-  page: ConsentPage,
-  decision: "approve" | "deny",
-  fields: { user?: string; scopes?: readonly string[] } = {},
-): Promise<{ status: number; location: URL | null; body: string }> {
-  const form = new URLSearchParams({ handle: page.handle, decision });
-  if (fields.user !== undefined) form.set("user", fields.user);
-  for (const scope of fields.scopes ?? []) form.append("scope", scope);
-  const response = await fetch(page.url, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: page.cookies },
-    body: form,
-  });
-  const location = response.headers.get("Location");
-  return { status: response.status, location: location === null ? null : new URL(location), body: await response.text() };
-}
-
-/** Approves on the consent page as `user` with `scopes` ticked; answers the authorization code, checking the state. */
-async function approve(authorizationUrl: URL, user: string, scopes: readonly string[]): Promise<string> {
-  const page = await openConsentPage(authorizationUrl);
-  const answer = await submitConsent(page, "approve", { user, scopes });
-  expect(answer.status, answer.body).toBe(302);
-  const location = answer.location;
-  if (location === null) throw new Error("approving gave no Location");
-  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URL);
-  expect(location.searchParams.get("state")).toBe(authorizationUrl.searchParams.get("state"));
-  const code = location.searchParams.get("code");
-  if (code === null) throw new Error(`approving gave no code: ${location.href}`);
-  return code;
 }
 
 /**
@@ -192,64 +127,83 @@ describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
     expect(as.scopes_supported).toEqual(expect.arrayContaining([READ, WRITE]));
   });
 
-  it("given only the MCP URL, the SDK discovers, registers, signs in with PKCE, then lists tabs and creates one", async () => {
+  it("given only the MCP URL, the SDK connects and lists tools without a token; the first tool call signs in with PKCE, and the same call then succeeds", async () => {
     const { url: origin, mcpUrl } = running();
     const provider = new MemoryOAuthProvider();
-    const requests: string[] = [];
-
-    // First contact: no token. The SDK discovers, registers and hands the browser an authorization URL.
-    const first = newTransport(provider, requests);
-    await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-    expect(requests).toContain(`GET ${origin}/.well-known/oauth-protected-resource/mcp`);
-    expect(requests).toContain(`GET ${origin}/.well-known/oauth-authorization-server`);
-    expect(requests).toContain(`POST ${origin}/oauth/register`);
-    expect(provider.discoveryState()).toMatchObject({ authorizationServerUrl: origin, resourceMetadata: { resource: mcpUrl } });
-
-    const registered = provider.clientInformation();
-    expect(typeof registered?.client_id).toBe("string");
-    expect(registered?.client_id).not.toBe("");
-    expect(provider.tokens()).toBeUndefined();
-
-    expect(provider.redirects).toHaveLength(1);
-    const authorizeUrl = provider.lastRedirect();
-    expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${origin}/authorize`);
-    const params = authorizeUrl.searchParams;
-    expect(params.get("response_type")).toBe("code");
-    expect(params.get("client_id")).toBe(registered?.client_id);
-    expect(params.get("redirect_uri")).toBe(REDIRECT_URL);
-    expect(params.get("code_challenge_method")).toBe("S256");
-    expect(params.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(params.get("resource")).toBe(mcpUrl);
-    expect(params.get("state")).toBe(provider.states.at(-1));
-    expect(params.get("scope")?.split(" ")).toContain(READ);
-
-    // The browser: the page names the client and the local user; the user allows what it offers.
-    const page = await openConsentPage(authorizeUrl);
-    expect(page.html).toContain("Notes connector e2e client");
-    expect(page.user).toBe(DEMO_USER);
-    expect(page.scopes.map((s) => s.value)).toContain(READ);
-    expect(page.scopes.every((s) => s.checked)).toBe(true);
-    expect(page.scopes.map((s) => s.value)).not.toContain("osfoundry:app");
-    const answer = await submitConsent(page, "approve", { user: DEMO_USER, scopes: page.scopes.map((s) => s.value) });
-    expect(answer.status).toBe(302);
-    const code = answer.location?.searchParams.get("code");
-    expect(answer.location?.searchParams.get("state")).toBe(params.get("state"));
-    if (code === null || code === undefined) throw new Error(`no code in ${String(answer.location)}`);
-
-    await first.finishAuth(code);
-    const tokens = provider.tokens();
-    expect(tokens?.token_type.toLowerCase()).toBe("bearer");
-    expect(tokens?.access_token).toBeTruthy();
-    expect(tokens?.scope?.split(" ")).toContain(READ);
-
-    // A new connection with the same client state: signed in.
-    const transport = newTransport(provider);
+    const recorder = recordingFetch();
+    const transport = newTransport(provider, recorder);
     const client = newClient();
-    await client.connect(transport);
     try {
-      const tabs = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      // First contact: connect and list the tools, no token asked for, none sent, no sign-in started.
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      await recorder.idle();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
+      expect(recorder.exchanges.map((e) => e.url.pathname), recorder.lines().join("\n")).toEqual(recorder.exchanges.map(() => "/mcp"));
+      expect(recorder.exchanges.filter((e) => e.headers.has("Authorization"))).toEqual([]);
+      // initialize, notifications/initialized and tools/list answered; the SSE stream the SDK then tries is refused with 405, not a challenge.
+      expect(recorder.exchanges.filter((e) => e.method === "POST").map((e) => e.status)).toEqual([200, 202, 200]);
+      expect(recorder.exchanges.filter((e) => e.method === "GET").map((e) => e.status)).toEqual([405]);
+      expect({ redirects: provider.redirects.length, client: provider.clientInformation(), tokens: provider.tokens() }).toEqual({ redirects: 0, client: undefined, tokens: undefined });
+
+      // The first tool call: 401 with the challenge; the SDK discovers, registers and hands the browser an authorization URL.
+      const call = { name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } };
+      const before = recorder.exchanges.length;
+      await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
+      const signingIn = recorder.exchanges.slice(before);
+      expect(signingIn.map((e) => `${e.method} ${e.url.href} ${e.status}`)).toEqual([
+        `POST ${mcpUrl} 401`,
+        `GET ${origin}/.well-known/oauth-protected-resource/mcp 200`,
+        `GET ${origin}/.well-known/oauth-authorization-server 200`,
+        `POST ${origin}/oauth/register 201`,
+      ]);
+      const challenge = challengeParams(signingIn[0]?.responseHeaders.get("WWW-Authenticate") ?? "");
+      expect(challenge.resource_metadata).toBe(`${origin}/.well-known/oauth-protected-resource/mcp`);
+      expect(challenge.scope?.split(" ").sort()).toEqual([READ, WRITE]);
+      expect(provider.discoveryState()).toMatchObject({ authorizationServerUrl: origin, resourceMetadata: { resource: mcpUrl } });
+
+      const registered = provider.clientInformation();
+      expect(typeof registered?.client_id).toBe("string");
+      expect(registered?.client_id).not.toBe("");
+      expect(provider.tokens()).toBeUndefined();
+
+      expect(provider.redirects).toHaveLength(1);
+      const authorizeUrl = provider.lastRedirect();
+      expect(`${authorizeUrl.origin}${authorizeUrl.pathname}`).toBe(`${origin}/authorize`);
+      const params = authorizeUrl.searchParams;
+      expect(params.get("response_type")).toBe("code");
+      expect(params.get("client_id")).toBe(registered?.client_id);
+      expect(params.get("redirect_uri")).toBe(REDIRECT_URL);
+      expect(params.get("code_challenge_method")).toBe("S256");
+      expect(params.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(params.get("resource")).toBe(mcpUrl);
+      expect(params.get("state")).toBe(provider.states.at(-1));
+      expect(params.get("scope")?.split(" ")).toContain(READ);
+
+      // The browser: the page names the client and the local user; the user allows what it offers.
+      const page = await openConsentPage(authorizeUrl);
+      expect(page.html).toContain("Notes connector e2e client");
+      expect(page.user).toBe(DEMO_USER);
+      expect(page.scopes.map((s) => s.value)).toContain(READ);
+      expect(page.scopes.every((s) => s.checked)).toBe(true);
+      expect(page.scopes.map((s) => s.value)).not.toContain("osfoundry:app");
+      const answer = await submitConsent(page, "approve", { user: DEMO_USER, scopes: page.scopes.map((s) => s.value) });
+      expect(answer.status).toBe(302);
+      const code = answer.location?.searchParams.get("code");
+      expect(answer.location?.searchParams.get("state")).toBe(params.get("state"));
+      if (code === null || code === undefined) throw new Error(`no code in ${String(answer.location)}`);
+
+      await transport.finishAuth(code);
+      const tokens = provider.tokens();
+      expect(tokens?.token_type.toLowerCase()).toBe("bearer");
+      expect(tokens?.access_token).toBeTruthy();
+      expect(tokens?.scope?.split(" ")).toContain(READ);
+
+      // The very same call on the same client: signed in now.
+      const tabs = structured(await client.callTool(call));
       expect(tabs.note_id).toBe(DEMO_NOTE_ID);
       expect(typeof tabs.version).toBe("number");
+      expect(recorder.exchanges.at(-1)?.headers.get("Authorization")).toBe(`Bearer ${tokens?.access_token}`);
       const version = tabs.version as number;
 
       // A write: if the first grant was read only, the SDK steps up through the consent page (callSigningIn).
@@ -275,20 +229,20 @@ describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
     const { url: origin, mcpUrl } = running();
     const provider = new MemoryOAuthProvider();
 
-    // Sign in, ticking only osfoundry:read (whatever else the page offers).
-    const first = newTransport(provider);
-    await expect(newClient().connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-    await first.finishAuth(await approve(provider.lastRedirect(), DEMO_USER, [READ]));
-    const readOnly = provider.tokens();
-    expect(readOnly?.scope?.split(" ")).toEqual([READ]);
-    const readToken = readOnly?.access_token ?? "";
-
     const transport = newTransport(provider);
     const client = newClient();
     await client.connect(transport);
     try {
-      // Reads work.
-      const tabs = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      // The first call asks the user to sign in, who ticks only osfoundry:read (whatever else the page offers).
+      const read = { name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } };
+      await expect(client.callTool(read)).rejects.toBeInstanceOf(UnauthorizedError);
+      await transport.finishAuth(codeOf(await approve(provider.lastRedirect(), DEMO_USER, [READ])));
+      const readOnly = provider.tokens();
+      expect(readOnly?.scope?.split(" ")).toEqual([READ]);
+      const readToken = readOnly?.access_token ?? "";
+
+      // Reads work: the same call, on the same client.
+      const tabs = structured(await client.callTool(read));
       const version = tabs.version as number;
       const args = createDeckArgs(version, `oauth-e2e-b-${Date.now()}`);
 
@@ -360,7 +314,10 @@ describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
   it("denying on the consent page sends the browser back with access_denied and the state, and yields no token", async () => {
     const provider = new MemoryOAuthProvider();
     const transport = newTransport(provider);
-    await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const client = newClient();
+    await client.connect(transport);
+    const call = { name: "list_notes", arguments: {} };
+    await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
     const authorizeUrl = provider.lastRedirect();
     const state = authorizeUrl.searchParams.get("state");
     expect(state).toBeTruthy();
@@ -381,23 +338,12 @@ describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
     expect(late.location?.searchParams.has("code") ?? false).toBe(false);
     expect(late.status === 400 || (late.status === 302 && late.location?.searchParams.has("error") === true), `${late.status} ${late.body}`).toBe(true);
 
-    // No token, and the client is still asked to sign in.
+    // No token: the same call sends the user to sign in again, with a new state.
     expect(provider.tokens()).toBeUndefined();
-    const again = newTransport(provider);
-    await expect(newClient().connect(again)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.tokens()).toBeUndefined();
+    expect(provider.redirects).toHaveLength(2);
+    expect(provider.lastRedirect().searchParams.get("state")).not.toBe(state);
+    await client.close();
   });
 });
-
-/** The cookies a response set, as a Cookie header (name=value pairs only), as a browser sends them back. */
-function cookieHeader(headers: Headers): string {
-  return headers
-    .getSetCookie()
-    .map((line) => line.split(";", 1)[0]?.trim() ?? "")
-    .filter((pair) => pair !== "")
-    .join("; ");
-}
-
-function unescapeHtml(text: string): string {
-  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
-}

@@ -164,11 +164,23 @@ function expectRefusal(answer: { status: number; location: URL | null; body: str
   expect(answer.body).not.toContain(CLIENT_SECRET);
 }
 
-/** A fresh MCP client's authorization URL for `server`, as the SDK hands it to the browser. */
+/**
+ * A fresh MCP client's authorization URL for `server`, as the SDK hands it to
+ * the browser: it connects and lists the tools without a token, and its first
+ * tool call meets the 401 that starts the sign-in.
+ */
 async function authorizationUrl(server: LocalServer, provider = new MemoryOAuthProvider()): Promise<URL> {
-  const transport = new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider });
-  await expect(new Client({ name: "oidc-e2e", version: "0.1.0" }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
-  return provider.lastRedirect();
+  const client = new Client({ name: "oidc-e2e", version: "0.1.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider }));
+  try {
+    expect((await client.listTools()).tools).toHaveLength(8);
+    expect(provider.redirects).toEqual([]);
+    await expect(client.callTool({ name: "list_notes", arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.redirects).toHaveLength(1);
+    return provider.lastRedirect();
+  } finally {
+    await client.close();
+  }
 }
 
 function structured(result: Awaited<ReturnType<Client["callTool"]>>): Record<string, unknown> {
@@ -195,19 +207,21 @@ describe("sign-in through a real OpenID Connect provider", () => {
     const read = await api.request("GET", `/notes/${NOTE_ID}`);
     expect((read.body as { members: unknown }).members).toEqual([user]);
 
-    // The MCP client: given only the MCP URL, it discovers and registers; the browser signs in.
+    // The MCP client: given only the MCP URL, it connects without a token; its first call
+    // discovers and registers, and the browser signs in; then the same call succeeds.
     const mcpClient = new MemoryOAuthProvider();
-    const first = new StreamableHTTPClientTransport(new URL(connector.mcpUrl), { authProvider: mcpClient });
-    await expect(new Client({ name: "oidc-e2e", version: "0.1.0" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
-    const tokenRequests = upstream.tokenRequests();
-    await first.finishAuth(codeFrom(await visit(browser, await toCallback(browser, mcpClient.lastRedirect()))));
-    expect(upstream.tokenRequests()).toBe(tokenRequests + 1); // the connector redeemed the provider's code
-    expect(mcpClient.tokens()?.access_token.split(":")[0]).toBe(user);
-
+    const transport = new StreamableHTTPClientTransport(new URL(connector.mcpUrl), { authProvider: mcpClient });
     const client = new Client({ name: "oidc-e2e", version: "0.1.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(connector.mcpUrl), { authProvider: mcpClient }));
+    await client.connect(transport);
     try {
-      const listed = structured(await client.callTool({ name: "list_notes", arguments: {} }));
+      const call = { name: "list_notes", arguments: {} };
+      await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
+      const tokenRequests = upstream.tokenRequests();
+      await transport.finishAuth(codeFrom(await visit(browser, await toCallback(browser, mcpClient.lastRedirect()))));
+      expect(upstream.tokenRequests()).toBe(tokenRequests + 1); // the connector redeemed the provider's code
+      expect(mcpClient.tokens()?.access_token.split(":")[0]).toBe(user);
+
+      const listed = structured(await client.callTool(call));
       expect((listed.notes as { note_id: string }[]).map((n) => n.note_id)).toEqual([NOTE_ID]);
       const tabs = structured(await client.callTool({ name: "list_note_tabs", arguments: { note_id: NOTE_ID } }));
       const created = structured(

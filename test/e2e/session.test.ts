@@ -104,16 +104,24 @@ describe("the connector over real HTTP", () => {
     expect(again.checks.filter((c) => !c.ok)).toEqual([]);
   });
 
-  it("answers a request without a token with 401 and a Bearer challenge", async () => {
-    const response = await fetch(running().mcpUrl, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
-    });
+  it("without a token, lists the tools but answers a tool call with 401 and a Bearer challenge", async () => {
+    const post = (body: unknown) =>
+      fetch(running().mcpUrl, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify(body),
+      });
+    const listed = await post({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    expect(listed.status).toBe(200);
+    const { result } = (await listed.json()) as { result: { tools: { name: string }[] } };
+    expect(result.tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+
+    const response = await post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_notes", arguments: {} } });
     await response.body?.cancel();
     expect(response.status).toBe(401);
     const challenge = response.headers.get("WWW-Authenticate") ?? "";
     expect(challenge.startsWith("Bearer")).toBe(true);
-    expect(challenge).toContain("resource_metadata=");
+    expect(challenge).toContain(`resource_metadata="${running().url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(challenge).toContain('scope="osfoundry:read osfoundry:write"');
   });
 });

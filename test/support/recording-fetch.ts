@@ -1,0 +1,67 @@
+/**
+ * A fetch for an MCP client under test that records every request it makes
+ * and the answer's status and headers, so a test can assert what the client
+ * sent (a discovery, a registration, a protocol revision's headers) and
+ * what it did not.
+ */
+
+/** One request the client made, and the status it got. */
+export interface Exchange {
+  method: string;
+  url: URL;
+  /** The request's headers, as sent. */
+  headers: Headers;
+  /** The request's JSON body, parsed; undefined when it had none or it was not JSON. */
+  body: unknown;
+  status: number;
+  responseHeaders: Headers;
+}
+
+export interface RecordingFetch {
+  /** Pass to the client's transport (its `fetch` option; the v1 and v2 SDKs take the same shape). */
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /** Every answered request so far, in the order their answers came. */
+  readonly exchanges: Exchange[];
+  /** Resolves once no request is in flight, including any a client starts in the background after another's answer. */
+  idle(): Promise<void>;
+  /** "METHOD path status" for each exchange, for a readable assertion or message. */
+  lines(): string[];
+}
+
+export function recordingFetch(): RecordingFetch {
+  const exchanges: Exchange[] = [];
+  const pending = new Set<Promise<unknown>>();
+  return {
+    exchanges,
+    lines: () => exchanges.map((e) => `${e.method} ${e.url.pathname} ${e.status}`),
+    async fetch(url, init) {
+      const headers = new Headers(init?.headers);
+      const answer = fetch(url, init);
+      pending.add(answer);
+      try {
+        const response = await answer;
+        exchanges.push({ method: init?.method ?? "GET", url: new URL(url), headers, body: jsonOf(init?.body), status: response.status, responseHeaders: response.headers });
+        return response;
+      } finally {
+        pending.delete(answer);
+      }
+    },
+    async idle() {
+      // A client may start a request when another's answer arrives (v1 opens its SSE stream after a 202),
+      // so wait a turn of the event loop after each round until none is in flight.
+      do {
+        await Promise.allSettled([...pending]);
+        await new Promise((resolve) => setImmediate(resolve));
+      } while (pending.size > 0);
+    },
+  };
+}
+
+function jsonOf(body: BodyInit | null | undefined): unknown {
+  if (typeof body !== "string") return undefined;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
+}
