@@ -13,7 +13,8 @@
  * it re-authorize with the scopes the 403 named. The client here therefore
  * keeps no refresh token (`MemoryOAuthProvider`), so that the SDK's own
  * step-up runs; the server's side (refresh never widens a grant) is asserted
- * with raw requests.
+ * with raw requests. The v2 client steps up while holding a refresh token
+ * (test/e2e/revisions.test.ts).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";

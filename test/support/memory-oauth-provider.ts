@@ -11,7 +11,7 @@ export const REDIRECT_URL = "http://127.0.0.1:9/oauth/callback";
 /**
  * An MCP client's OAuth state, in memory: what a desktop client keeps in its
  * store. `redirectToAuthorization` records the URL it would open in the
- * browser. Refresh tokens are not kept (see test/e2e/oauth.test.ts).
+ * browser. Refresh tokens are not kept unless asked (see test/e2e/oauth.test.ts).
  */
 export class MemoryOAuthProvider implements OAuthClientProvider {
   /** Every URL the SDK sent the browser to, in order. */
@@ -24,6 +24,9 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   private saved: OAuthTokens | undefined;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
+
+  /** `keepRefreshToken`: keep the refresh token with the rest, as a client normally does. */
+  constructor(private readonly options: { keepRefreshToken?: boolean } = {}) {}
 
   get redirectUrl(): string {
     return REDIRECT_URL;
@@ -60,7 +63,7 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens): void {
     this.received.push(tokens);
     const { refresh_token: _kept, ...withoutRefresh } = tokens;
-    this.saved = withoutRefresh;
+    this.saved = this.options.keepRefreshToken === true ? tokens : withoutRefresh;
   }
 
   redirectToAuthorization(url: URL): void {

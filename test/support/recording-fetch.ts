@@ -15,6 +15,8 @@ export interface Exchange {
   body: unknown;
   status: number;
   responseHeaders: Headers;
+  /** The answer's body as text (the client gets a copy); an event stream's is not kept. */
+  responseText: () => Promise<string>;
 }
 
 export interface RecordingFetch {
@@ -22,7 +24,10 @@ export interface RecordingFetch {
   fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
   /** Every answered request so far, in the order their answers came. */
   readonly exchanges: Exchange[];
-  /** Resolves once no request is in flight, including any a client starts in the background after another's answer. */
+  /**
+   * Resolves once no request is in flight, including one a client starts in the background
+   * within a turn of the event loop after another's answer (v1 opens its SSE stream after a 202).
+   */
   idle(): Promise<void>;
   /** "METHOD path status" for each exchange, for a readable assertion or message. */
   lines(): string[];
@@ -40,15 +45,28 @@ export function recordingFetch(): RecordingFetch {
       pending.add(answer);
       try {
         const response = await answer;
-        exchanges.push({ method: init?.method ?? "GET", url: new URL(url), headers, body: jsonOf(init?.body), status: response.status, responseHeaders: response.headers });
-        return response;
+        // The body is read here and handed on as a copy, not teed with clone(): a teed body's
+        // cancel() waits for both halves, and the v1 SDK cancels the bodies it does not read.
+        const streamed = response.headers.get("Content-Type")?.startsWith("text/event-stream") === true;
+        const text = streamed ? "" : await response.text();
+        exchanges.push({
+          method: init?.method ?? "GET",
+          url: new URL(url),
+          headers,
+          body: jsonOf(init?.body),
+          status: response.status,
+          responseHeaders: response.headers,
+          responseText: async () => (streamed ? Promise.reject(new Error("an event stream is not recorded")) : text),
+        });
+        if (streamed) return response;
+        const bodiless = [101, 204, 205, 304].includes(response.status);
+        return new Response(bodiless ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
       } finally {
         pending.delete(answer);
       }
     },
     async idle() {
-      // A client may start a request when another's answer arrives (v1 opens its SSE stream after a 202),
-      // so wait a turn of the event loop after each round until none is in flight.
+      // A client may start a request when another's answer arrives: wait a turn after each round until none is in flight.
       do {
         await Promise.allSettled([...pending]);
         await new Promise((resolve) => setImmediate(resolve));
