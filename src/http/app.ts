@@ -6,6 +6,7 @@
  * cookie reaches /api/v1 as a Bearer token (src/http/page-session.ts).
  */
 import { Hono, type Context } from "hono";
+import { cors } from "hono/cors";
 import { MCP_PATH, oauthFor, REGISTER_PATH, TOKEN_PATH, type OAuthSetup, type ResourceContext } from "../auth/oauth.js";
 import { OIDC_CALLBACK_PATH } from "../auth/oidc.js";
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
@@ -74,6 +75,15 @@ const toMcp = (c: Context<RootEnv>) => {
 };
 const toApi = (c: Context<RootEnv>) => c.get("oauth").api.fetch(bridgeSession(c, c.get("oauth").issuer), c.env, executionContext(c));
 
+/**
+ * CORS for /mcp without a token, as the OAuth resource server gives every answer
+ * with one: the Origin reflected (bearer tokens are not ambient credentials, and
+ * the MCP routes refuse a foreign Origin themselves), WWW-Authenticate and
+ * Retry-After exposed, so a browser client can read the tool list and start its
+ * sign-in from the challenge. Preflights carry no token, so this answers them all.
+ */
+const publicCors = cors({ origin: (origin) => origin, exposeHeaders: ["WWW-Authenticate", "Retry-After"], maxAge: 86400 });
+app.use(MCP_PATH, (c, next) => (c.req.raw.headers.has("Authorization") ? next() : publicCors(c, next)));
 app.all("/mcp", toMcp);
 app.all("/mcp/*", toMcp);
 app.get("/.well-known/oauth-protected-resource/mcp", toMcp);

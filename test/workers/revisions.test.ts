@@ -132,7 +132,7 @@ describe("batches, as each revision says", () => {
   });
 
   it("a 2025-03-26 client (no header, or that revision's) may still batch", async () => {
-    for (const headers of [{}, { "MCP-Protocol-Version": "2025-03-26" }]) {
+    for (const headers of [{}, { "MCP-Protocol-Version": "2025-03-26" }] as Record<string, string>[]) {
       const answered = await batch(headers);
       expect(answered.status).toBe(200);
       expect((await json(answered)).map((m: { id: number }) => m.id)).toEqual([1, 2]);
@@ -255,5 +255,34 @@ describe("the deck preview, an MCP App", () => {
     expect(missing.error.code).toBe(-32602);
     const note = await json(await rpc("resources/read", { uri: "notes://anything" }, null));
     expect(note.error.code).toBe(-32602);
+  });
+});
+
+describe("a browser client without a token", () => {
+  const ORIGIN = "http://localhost:6274";
+
+  it("reads the tool list and the challenge across origins, as it reads answers with a token", async () => {
+    const listed = await rpc("tools/list", {}, null, { Origin: ORIGIN });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    const challenged = await rpc("tools/call", { name: "list_notes", arguments: {} }, null, { Origin: ORIGIN });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    expect(challenged.headers.get("Access-Control-Expose-Headers")).toMatch(/WWW-Authenticate/i);
+    const badToken = await rpc("tools/list", {}, "not-a-token", { Origin: ORIGIN });
+    expect(badToken.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+
+    const preflight = await fetchWorker("/mcp", {
+      method: "OPTIONS",
+      headers: { Origin: ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version" },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get("Access-Control-Allow-Origin")).toBe(ORIGIN);
+    expect(preflight.headers.get("Access-Control-Allow-Headers")?.toLowerCase()).toMatch(/authorization/);
+  });
+
+  it("from an origin that is not allowed is refused as before", async () => {
+    const refused = await rpc("tools/list", {}, null, { Origin: "https://evil.example" });
+    expect(refused.status).toBe(403);
   });
 });
