@@ -10,7 +10,8 @@
  * (test/e2e/deck-preview-html.test.ts runs that check in `npm test`).
  */
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { isMain, writeOrCheck } from "./lib/generated.js";
 import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 
@@ -64,17 +65,7 @@ function sha256(text: string): string {
   return `sha256-${createHash("sha256").update(text, "utf8").digest("base64")}`;
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (isMain(import.meta.url)) {
   const text = await deckPreviewModule();
-  if (process.argv.includes("--check")) {
-    const current = await readFile(GENERATED, "utf8").catch(() => "");
-    if (current !== text) {
-      console.error("src/mcp/generated/deck-preview-html.ts is out of date: run npm run build:app");
-      process.exit(1);
-    }
-  } else {
-    await writeFile(GENERATED, text);
-    const html = await deckPreviewHtml();
-    console.log(`wrote src/mcp/generated/deck-preview-html.ts (HTML ${Buffer.byteLength(html)} bytes)`);
-  }
+  await writeOrCheck(GENERATED, text, "npm run build:app", `HTML ${Buffer.byteLength(await deckPreviewHtml())} bytes`);
 }

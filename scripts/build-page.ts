@@ -7,7 +7,7 @@
  * (test/e2e/page-script.test.ts runs that check in `npm test`).
  */
 import { build } from "esbuild";
-import { readFile, writeFile } from "node:fs/promises";
+import { isMain, writeOrCheck } from "./lib/generated.js";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -35,16 +35,7 @@ export async function pageModule(): Promise<string> {
   ].join("\n");
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (isMain(import.meta.url)) {
   const text = await pageModule();
-  if (process.argv.includes("--check")) {
-    const current = await readFile(GENERATED, "utf8").catch(() => "");
-    if (current !== text) {
-      console.error("src/page/generated/app-js.ts is out of date: run npm run build:page");
-      process.exit(1);
-    }
-  } else {
-    await writeFile(GENERATED, text);
-    console.log(`wrote src/page/generated/app-js.ts (${text.length} characters)`);
-  }
+  await writeOrCheck(GENERATED, text, "npm run build:page", `${text.length} characters`);
 }
