@@ -176,6 +176,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       ["list_note_tabs_2026_vs_baseline", base, tabsModern],
       ["create_note_tab_vs_baseline", base, create],
       ["create_note_tab_2026_vs_baseline", base, createModern],
+      ["list_note_tabs_2026_vs_2025", tabs, tabsModern],
+      ["create_note_tab_2026_vs_2025", create, createModern],
       ["list_note_tabs_64_notes_vs_1_note", tabsOne, tabsSpread],
     ] as const) {
       signal?.throwIfAborted();

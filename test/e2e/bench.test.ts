@@ -73,6 +73,8 @@ it("runs every workload against the baseline in one run, without errors", async 
     "list_note_tabs_2026_vs_baseline",
     "create_note_tab_vs_baseline",
     "create_note_tab_2026_vs_baseline",
+    "list_note_tabs_2026_vs_2025",
+    "create_note_tab_2026_vs_2025",
     "list_note_tabs_64_notes_vs_1_note",
   ]);
   for (const pair of report.paired) {
