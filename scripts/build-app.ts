@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { isMain, writeOrCheck } from "./lib/generated.js";
+import { isMain, writeOrCheck } from "./generated-module.js";
 import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 

@@ -7,7 +7,7 @@
  * (test/e2e/page-script.test.ts runs that check in `npm test`).
  */
 import { build } from "esbuild";
-import { isMain, writeOrCheck } from "./lib/generated.js";
+import { isMain, writeOrCheck } from "./generated-module.js";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -26,7 +26,6 @@ import type { Env } from "../env.js";
 import { createMcpServer, type CallHooks, type Exchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
-import { clip } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
@@ -62,14 +61,14 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
   const invalid = invalidMessage(body, c.req.header("MCP-Protocol-Version"));
-  if (invalid !== null) return rpcError(400, -32600, `Invalid Request: ${invalid}`);
+  if (invalid !== null) return rpcError(400, -32600, `Invalid Request: ${invalid}`, idOf(body));
 
   const principal = c.get("principal");
   if (principal === null) {
     if (!isDiscovery(body)) return (c.executionCtx as PublicContext).challenge();
     const wait = await limiterOf(c.env, "PUBLIC_MCP_LIMIT")(addressKey(c.req.raw));
     if (wait !== null) {
-      const refused = rpcError(429, -32000, `Too many requests without a token from this address. Try again in ${wait} seconds, or sign in.`);
+      const refused = rpcError(429, -32000, `Too many requests without a token from this address. Try again in ${wait} seconds, or sign in.`, idOf(body));
       refused.headers.set("Retry-After", String(wait));
       return refused;
     }
@@ -129,9 +128,9 @@ async function serve(request: Request, body: unknown, exchange: Exchange): Promi
   return modern.fetch(request, { parsedBody: body, authInfo });
 }
 
-/** A JSON-RPC error with no request ID: the message could not be read, or was refused before it was. */
-function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code, message } }, { status });
+/** A JSON-RPC error the route answers itself: with the request's ID when it could be read, else none. */
+function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, message: string, id: string | number | null = null): Response {
+  return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status });
 }
 
 /**
@@ -145,16 +144,62 @@ function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, messa
 function invalidMessage(body: unknown, revision: string | undefined): string | null {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return "an empty batch";
-  if (Array.isArray(body) && revision !== undefined && revision >= BATCHES_REMOVED) {
-    return `a batch, which MCP ${BATCHES_REMOVED} removed: send one JSON-RPC message per request (MCP-Protocol-Version: ${clip(revision, 40)})`;
+  if (depthOver(body, MAX_DEPTH)) return `the body nests deeper than ${MAX_DEPTH} levels of arrays and objects`;
+  if (Array.isArray(body) && revision !== undefined && REVISION.test(revision) && revision >= BATCHES_REMOVED) {
+    return `a batch, which MCP ${BATCHES_REMOVED} removed: send one JSON-RPC message per request (MCP-Protocol-Version: ${revision})`;
   }
   for (const message of messages) {
-    if (typeof message !== "object" || message === null || Array.isArray(message)) return "expected a JSON-RPC 2.0 message, an object";
-    if ((message as { jsonrpc?: unknown }).jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
-    if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
+    const problem = messageProblem(message);
+    if (problem !== null) return Array.isArray(body) ? `batch item ${messages.indexOf(message)}: ${problem}` : problem;
   }
   return null;
 }
+
+/** What is wrong with one message, naming the member: the SDK's schema only says that something is. */
+function messageProblem(message: unknown): string | null {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return "expected a JSON-RPC 2.0 message, an object";
+  const { jsonrpc, id, method, params } = message as Record<string, unknown>;
+  if (jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
+  if ("id" in message && !isId(id)) return "id: expected a string or an integer";
+  if ("method" in message) {
+    if (typeof method !== "string") return "method: expected string";
+    if (params !== undefined && !isObject(params)) return "params: expected object";
+    const meta = (params as { _meta?: unknown } | undefined)?._meta;
+    if (meta !== undefined && !isObject(meta)) return "params._meta: expected object";
+  } else if ("result" in message === "error" in message) {
+    return "expected method (a request or notification), or one of result and error (a response)";
+  }
+  if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
+  return null;
+}
+
+const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+const isId = (value: unknown): value is string | number => typeof value === "string" || Number.isSafeInteger(value);
+
+/** The request's ID, when the body is one message with a valid one: an error about it names it. */
+function idOf(body: unknown): string | number | null {
+  const id = isObject(body) ? (body as { id?: unknown }).id : undefined;
+  return isId(id) ? id : null;
+}
+
+/**
+ * The deepest nesting a message needs is a handful of levels (a Sheet's cells in
+ * a tool's arguments, a client's capabilities). Past this, schema validation
+ * recurses once a level, and a few thousand levels exhaust the stack.
+ */
+const MAX_DEPTH = 64;
+
+function depthOver(value: unknown, max: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > max) return true;
+    level = level.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : []));
+  }
+  return false;
+}
+
+/** A protocol revision as MCP names them (a date); anything else is for the SDK to call unsupported. */
+const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 const BATCHES_REMOVED = "2025-06-18";
 

@@ -82,5 +82,6 @@ export function announcesUi(capabilities: unknown): boolean {
   const ui: unknown = getUiCapability(capabilities as ClientCapabilities);
   if (typeof ui !== "object" || ui === null) return false;
   const mimeTypes: unknown = (ui as { mimeTypes?: unknown }).mimeTypes;
-  return Array.isArray(mimeTypes) && mimeTypes.includes(RESOURCE_MIME_TYPE);
+  // MIME types are case-insensitive (RFC 2045 §5.1); spaces around the ";" are allowed.
+  return Array.isArray(mimeTypes) && mimeTypes.some((type) => typeof type === "string" && type.toLowerCase().replace(/\s*;\s*/g, ";") === RESOURCE_MIME_TYPE);
 }

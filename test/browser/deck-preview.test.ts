@@ -269,3 +269,24 @@ describe("the deck preview in a host", () => {
     }
   });
 });
+
+describe("the page opened on its own", () => {
+  it("says what it is, in one line, with no error and no request (it has no host to wait for)", async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on("pageerror", (error) => problems.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    await page.route("**/*", async (route) => {
+      if (route.request().url() === HOST_URL) return route.fulfill({ contentType: "text/html", body: viewHtml });
+      requests.push(route.request().url());
+      return route.abort();
+    });
+    await page.goto(HOST_URL);
+    await expect.poll(() => page.locator("body").textContent(), WAIT).toMatch(/an MCP App, shown by an MCP client/);
+    expect({ problems, requests }).toEqual({ problems: [], requests: [] });
+    await page.close();
+  });
+});

@@ -106,6 +106,15 @@ describe("the deck preview's descriptors", () => {
   });
 });
 
+describe("announcesUi, by MIME type as MIME types compare", () => {
+  it("takes the HTML profile in any case and with spaces around the parameter", () => {
+    for (const type of ["TEXT/HTML;PROFILE=MCP-APP", "text/html; profile=mcp-app"]) {
+      expect(announcesUi({ extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [type] } } }), type).toBe(true);
+    }
+    expect(announcesUi({ extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html"] } } })).toBe(false);
+  });
+});
+
 describe("announcesUi", () => {
   const apps = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: [MIME] } } };
 

@@ -173,10 +173,10 @@ describe("a problem is named for what it is", () => {
 
 describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Request", () => {
   /** What /mcp answers to a body sent exactly as written. */
-  async function post(body: string): Promise<{ status: number; message: any }> {
+  async function post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; message: any }> {
     const response = await fetchWorker("/mcp", {
       method: "POST",
-      headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" },
+      headers: { Authorization: `Bearer ${TOKENS.agent}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", ...headers },
       body,
     });
     return { status: response.status, message: response.status === 202 ? null : await response.json() };
@@ -198,6 +198,46 @@ describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Reque
       expect(message.error.message).toMatch(/^Invalid Request: /);
     });
   }
+
+  it("names the member that is wrong, and echoes the request's ID when it is a valid one", async () => {
+    const cases: [string, unknown, string][] = [
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[]}', 1, "params: expected object"],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', null, "id: expected a string or an integer"],
+      ['{"jsonrpc":"2.0","id":null,"method":"tools/list"}', null, "id: expected a string or an integer"],
+      ['{"jsonrpc":"2.0","id":"a","method":5}', "a", "method: expected string"],
+      ['{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":5}}', 2, "params._meta: expected object"],
+      ['{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"x"}}', 3, "expected method (a request or notification), or one of result and error (a response)"],
+      ['[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":7}]', null, "batch item 1: method: expected string"],
+    ];
+    for (const [body, id, problem] of cases) {
+      // A batch as a 2025-03-26 client may still send one.
+      const { status, message } = await post(body, body.startsWith("[") ? { "MCP-Protocol-Version": "2025-03-26" } : {});
+      expect({ body, status, id: message.id, error: message.error }).toEqual({ body, status: 400, id, error: { code: -32600, message: `Invalid Request: ${problem}` } });
+    }
+  });
+
+  it("a body nested thousands of levels deep is refused by its depth, in either revision, not a 500", async () => {
+    const deep = `${'{"a":'.repeat(3000)}1${"}".repeat(3000)}`;
+    const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"experimental":${deep}},"clientInfo":{"name":"c","version":"1"}}}`;
+    const { status, message } = await post(initialize);
+    expect({ status, error: message.error }).toEqual({ status: 400, error: { code: -32600, message: "Invalid Request: the body nests deeper than 64 levels of arrays and objects" } });
+    const modern = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list" },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":${deep}}}}}`,
+    });
+    expect(modern.status).toBe(400);
+    expect(((await modern.json()) as any).error.code).toBe(-32600);
+    // Deep enough for any real message: a Sheet's cells in a tool's arguments are 6 levels down.
+    const fine = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":${'{"a":'.repeat(40)}1${"}".repeat(40)}}}`;
+    expect((await post(fine)).status).toBe(200);
+  });
+
+  it("a batch under a header that is no revision at all is the SDK's unsupported version, not a batch problem", async () => {
+    const { status, message } = await post('[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { "MCP-Protocol-Version": "zzz" });
+    expect(status).toBe(400);
+    expect(message.error.message).toMatch(/Unsupported protocol version: zzz/);
+  });
 
   it("a well-formed request still passes", async () => {
     const { status, message } = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}');

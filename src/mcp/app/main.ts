@@ -88,5 +88,9 @@ async function connect(): Promise<void> {
   reportSize();
 }
 
-show(WAITING);
-void connect();
+// Opened on its own (no host window above it), the page has no one to talk to: say so instead of waiting.
+if (window.parent === window) show({ kind: "message", text: "This is the deck preview of osFoundry Notes: an MCP App, shown by an MCP client beside a tool's result." });
+else {
+  show(WAITING);
+  void connect();
+}
