@@ -66,8 +66,10 @@ const executionContext = (c: Context<RootEnv>) => c.executionCtx as unknown as E
 const toMcp = (c: Context<RootEnv>) => {
   const { mcp: resource } = c.get("oauth");
   const ctx = executionContext(c);
-  // A GET without a token gets the 405 it gets with one (no SSE stream here): a challenge would send a client that tries the stream after connecting to sign in.
-  if ((c.req.method !== "POST" && c.req.method !== "GET") || c.req.path !== MCP_PATH || c.req.raw.headers.has("Authorization")) return resource.fetch(c.req.raw, c.env, ctx);
+  // POST for discovery; GET for the 405 it gets with a token (no SSE stream here): a challenge
+  // there would send a client that tries the stream right after connecting to sign in.
+  const withoutToken = (c.req.method === "POST" || c.req.method === "GET") && c.req.path === MCP_PATH && !c.req.raw.headers.has("Authorization");
+  if (!withoutToken) return resource.fetch(c.req.raw, c.env, ctx);
   // No token: the routes serve discovery themselves, and answer anything else with the resource server's own 401 challenge.
   const challenge = () => resource.fetch(new Request(c.req.url), c.env, ctx);
   const open: PublicContext = { waitUntil: (promise) => ctx.waitUntil(promise), passThroughOnException: () => ctx.passThroughOnException(), props: {}, tracing: ctx.tracing, challenge };

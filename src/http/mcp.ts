@@ -23,7 +23,7 @@ import { Hono } from "hono";
 import type { ResourceContext } from "../auth/oauth.js";
 import { SCOPES, type Principal } from "../auth/scopes.js";
 import type { Env } from "../env.js";
-import { createMcpServer, type CallHooks, type Exchange } from "../mcp/server.js";
+import { createMcpServer, type CallHooks, type McpExchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
 import { settingsOf } from "../settings.js";
@@ -66,6 +66,8 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   const principal = c.get("principal");
   if (principal === null) {
     if (!isDiscovery(body)) return (c.executionCtx as PublicContext).challenge();
+    // One request, one count: a batch would have the limit pay for a hundred answers at once.
+    if (Array.isArray(body)) return rpcError(400, -32600, "Invalid Request: a batch needs a token; without one, send one message per request.");
     const wait = await limiterOf(c.env, "PUBLIC_MCP_LIMIT")(addressKey(c.req.raw));
     if (wait !== null) {
       const refused = rpcError(429, -32000, `Too many requests without a token from this address. Try again in ${wait} seconds, or sign in.`, idOf(body));
@@ -112,12 +114,26 @@ mcp.onError(answerError);
 /**
  * The 2026-07-28 revision's handler, one per isolate. Its factory gets each
  * request's exchange through `authInfo`, the SDK's pass-through for who a
- * request is for. Its answers are JSON: this server sends nothing before a result.
+ * request is for (it calls the factory once per request; nothing of one
+ * request's is kept for another). Its answers are JSON: this server sends
+ * nothing before a result.
  */
-const modern = createMcpHandler(({ authInfo }) => createMcpServer(authInfo?.extra?.exchange as Exchange), { legacy: "reject" });
+const modern = createMcpHandler(({ authInfo }) => createMcpServer(exchangeOf(authInfo)), {
+  legacy: "reject",
+  // What it answers a client is the client's business; what fails inside is ours to see.
+  onerror: (error) => {
+    if (!/^(Rejected inbound request|Unsupported protocol version)/.test(error.message)) console.error("mcp handler error", error);
+  },
+});
+
+function exchangeOf(authInfo: AuthInfo | undefined): McpExchange {
+  const exchange = authInfo?.extra?.exchange as McpExchange | undefined;
+  if (exchange === undefined) throw new Error("the 2026-07-28 handler was called without the request's exchange (serve() passes it in authInfo.extra)");
+  return exchange;
+}
 
 /** Answers one parsed JSON-RPC body in the revision it is written in. */
-async function serve(request: Request, body: unknown, exchange: Exchange): Promise<Response> {
+async function serve(request: Request, body: unknown, exchange: McpExchange): Promise<Response> {
   if (await isLegacyRequest(request, body)) {
     const server = createMcpServer(exchange);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -142,9 +158,10 @@ function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, messa
  * which sends no header on initialize) may still batch.
  */
 function invalidMessage(body: unknown, revision: string | undefined): string | null {
-  const messages = Array.isArray(body) ? body : [body];
+  const messages = messagesOf(body);
   if (messages.length === 0) return "an empty batch";
   if (depthOver(body, MAX_DEPTH)) return `the body nests deeper than ${MAX_DEPTH} levels of arrays and objects`;
+  // A header that names no revision (a date) is left to the SDK, which calls it unsupported.
   if (Array.isArray(body) && revision !== undefined && REVISION.test(revision) && revision >= BATCHES_REMOVED) {
     return `a batch, which MCP ${BATCHES_REMOVED} removed: send one JSON-RPC message per request (MCP-Protocol-Version: ${revision})`;
   }
@@ -172,6 +189,9 @@ function messageProblem(message: unknown): string | null {
   if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
   return null;
 }
+
+/** The messages of a body: a batch's, or the one. */
+const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
 
 const isObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
 const isId = (value: unknown): value is string | number => typeof value === "string" || Number.isSafeInteger(value);
@@ -208,7 +228,7 @@ const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list"
 
 /** Whether every message of a body is discovery (requests above; notifications and responses carry nothing to guard). */
 function isDiscovery(body: unknown): boolean {
-  return (Array.isArray(body) ? body : [body]).every((message: { id?: unknown; method?: unknown }) => {
+  return (messagesOf(body) as { id?: unknown; method?: unknown }[]).every((message) => {
     const isRequest = typeof message.method === "string" && message.id !== undefined;
     return !isRequest || DISCOVERY.has(message.method as string);
   });
@@ -217,7 +237,7 @@ function isDiscovery(body: unknown): boolean {
 /** The scopes a message needs: read for anything, and a tool call its tool's too. */
 function neededScopes(body: unknown): readonly string[] {
   const needed = new Set<string>([SCOPES.read]);
-  for (const message of Array.isArray(body) ? body : [body]) {
+  for (const message of messagesOf(body)) {
     const call = message as { method?: unknown; params?: { name?: unknown } } | null;
     const tool = call?.method === "tools/call" && typeof call.params?.name === "string" ? TOOLS_BY_NAME.get(call.params.name) : undefined;
     for (const scope of tool?.scopes ?? []) needed.add(scope);

@@ -2,8 +2,9 @@
  * Abuse limits, on Cloudflare's rate limiting bindings (`[[ratelimits]]` in
  * wrangler.toml, which holds each limit's number): registrations and the
  * authorization page per client address, tool calls per user and client,
- * writes apart from reads, discovery without a token per client address. One binding call per limited request; the counters
- * live at Cloudflare's edge (in memory under `wrangler dev` and the tests).
+ * writes apart from reads, discovery without a token per client address. One
+ * binding call per limited request; the counters live at Cloudflare's edge (in
+ * memory under `wrangler dev` and the tests).
  *
  * A deployment without one of the bindings refuses to serve what it limits
  * (503), and `RATE_LIMITS=off` is refused with a public `PUBLIC_URL`

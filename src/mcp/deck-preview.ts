@@ -16,8 +16,8 @@
  * { resources: [deckPreviewResource] }
  * // resources/read
  * readDeckPreview(params.uri) ?? notFound(params.uri)
- * // tools/list, for a client that announces MCP Apps
- * { ...tool, _meta: DECK_PREVIEW_TOOLS.has(tool.name) && announcesUi(capabilities) ? toolUiMeta : undefined }
+ * // tools/list, for a client that announces MCP Apps: the tool's own _meta and this one
+ * { ...tool, _meta: { ...tool._meta, ...toolUiMeta } }
  * ```
  */
 import type { McpUiResourceMeta, McpUiToolMeta } from "@modelcontextprotocol/ext-apps";

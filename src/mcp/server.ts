@@ -1,7 +1,8 @@
 /**
  * The MCP server, on the official SDK's low-level `Server` (v2): the SDK speaks
  * the protocol (both revisions, JSON-RPC, Streamable HTTP); this file answers
- * `tools/list` and `tools/call`. A client's malformed request or unknown tool
+ * `tools/list` and `tools/call`, and the deck preview's `resources/list` and
+ * `resources/read`. A client's malformed request or unknown tool
  * is a JSON-RPC error (-32602); its arguments are validated here, at the edge,
  * so every problem comes back as one `invalid_arguments` result naming each field.
  */
@@ -15,6 +16,7 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/core";
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   isJSONRPCRequest,
   ProtocolError,
   ProtocolErrorCode,
@@ -31,7 +33,7 @@ import type { Caller, CommandName, Input } from "../note/commands.js";
 import { fieldPath, invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
-import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta } from "./deck-preview.js";
+import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
 import { inputs, noteId, outputs, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
@@ -83,7 +85,6 @@ const INSTRUCTIONS =
 const TOOL_LIST: Tool[] = TOOLS.map(describe);
 const TOOL_LIST_WITH_UI: Tool[] = TOOL_LIST.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool));
 
-const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
 
 /**
  * Whether to declare the deck preview to this request's client. A 2026-07-28
@@ -93,7 +94,7 @@ const CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
  * servers do; a client without MCP Apps ignores the key, and no result changes.
  */
 function declaresUi(envelope: Record<string, unknown> | undefined): boolean {
-  return envelope?.[CAPABILITIES_KEY] === undefined || announcesUi(envelope[CAPABILITIES_KEY]);
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] === undefined || announcesUi(envelope[CLIENT_CAPABILITIES_META_KEY]);
 }
 
 function describe(tool: ToolDefinition): Tool {
@@ -125,7 +126,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 const ToolCallAsSent = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
 
 /** What one exchange's server serves to: the caller (null before sign-in: discovery only), where calls go, and the call's hooks. */
-export interface Exchange {
+export interface McpExchange {
   principal: Principal | null;
   gateway: NoteGateway;
   hooks?: CallHooks;
@@ -133,9 +134,12 @@ export interface Exchange {
   notePage?: (noteId: string) => string;
 }
 
+/** Tools, the preview's resource, and MCP Apps (the extension is negotiated by both sides' capabilities). */
+const CAPABILITIES = { tools: {}, resources: {}, extensions: { [UI_EXTENSION_ID]: {} } };
+
 /** A fresh server for one stateless exchange, of either revision. */
-export function createMcpServer({ principal, gateway, hooks = NO_HOOKS, notePage }: Exchange): Server {
-  const server = new ConnectorServer(SERVER_INFO, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+export function createMcpServer({ principal, gateway, hooks = NO_HOOKS, notePage }: McpExchange): Server {
+  const server = new ConnectorServer(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: declaresUi(ctx.mcpReq.envelope) ? TOOL_LIST_WITH_UI : TOOL_LIST }));
   server.setRequestHandler("resources/list", () => ({ resources: [deckPreviewResource] }));
   server.setRequestHandler("resources/read", (request) => {
@@ -199,7 +203,7 @@ function onNote(gateway: NoteGateway, principal: Principal, command: CommandName
 }
 
 /** An exchange with a signed-in caller. */
-type SignedIn = Exchange & { principal: Principal; hooks: CallHooks };
+type SignedIn = McpExchange & { principal: Principal; hooks: CallHooks };
 
 async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name: string, args: unknown): Promise<CallToolResult> {
   const tool = TOOLS_BY_NAME.get(name);

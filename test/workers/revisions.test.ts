@@ -30,6 +30,8 @@ describe("2026-07-28", () => {
     const { result } = await json(response);
     expect(result.supportedVersions).toEqual([MODERN]);
     expect(result.capabilities.tools).toEqual({});
+    // MCP Apps is negotiated by both sides' capabilities.
+    expect(result.capabilities.extensions).toEqual({ "io.modelcontextprotocol/ui": {} });
     expect(result._meta["io.modelcontextprotocol/serverInfo"]).toMatchObject({ name: "osfoundry-notes-connector", version: "0.1.0" });
     expect(result.instructions).toMatch(/list_note_tabs/);
   });
@@ -284,5 +286,37 @@ describe("a browser client without a token", () => {
   it("from an origin that is not allowed is refused as before", async () => {
     const refused = await rpc("tools/list", {}, null, { Origin: "https://evil.example" });
     expect(refused.status).toBe(403);
+  });
+});
+
+describe("one per-isolate handler, many callers", () => {
+  it("2026-07-28 calls of two users at once each see only their own Notes", async () => {
+    const alice = await newNote({ title: "Alice only" });
+    const bob = await newNote({ title: "Bob only", token: TOKENS.bobApp });
+    const calls = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? TOKENS.agent : TOKENS.bobAgent));
+    const answers = await Promise.all(calls.map(async (token) => (await json(await modernRpc("tools/call", { name: "list_notes", arguments: {} }, token))).result.structuredContent));
+    answers.forEach((answer, i) => {
+      const ids = answer.notes.map((note: { note_id: string }) => note.note_id);
+      const [own, other] = i % 2 === 0 ? [alice.noteId, bob.noteId] : [bob.noteId, alice.noteId];
+      expect({ i, own: ids.includes(own), other: ids.includes(other) }).toEqual({ i, own: true, other: false });
+    });
+  });
+
+  it("answers JSON, not an event stream, in both revisions", async () => {
+    for (const response of [await modernRpc("tools/list"), await rpc("tools/list", {}), await modernRpc("tools/call", { name: "list_notes", arguments: {} })]) {
+      expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
+    }
+  });
+});
+
+describe("a batch without a token", () => {
+  it("is refused whole: one request, one count against the address's limit", async () => {
+    const response = await fetchWorker("/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/list" }))),
+    });
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toEqual({ code: -32600, message: "Invalid Request: a batch needs a token; without one, send one message per request." });
   });
 });
