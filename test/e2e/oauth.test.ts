@@ -24,7 +24,7 @@ import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-serve
 import { approve, codeOf, openConsentPage, submitConsent } from "../support/consent-page.js";
 import { useLocalServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider, REDIRECT_URL } from "../support/memory-oauth-provider.js";
-import { recordingFetch, type RecordingFetch } from "../support/recording-fetch.js";
+import { exchangeLines, recordingFetch, signInStart, type RecordingFetch } from "../support/recording-fetch.js";
 
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
@@ -152,12 +152,7 @@ describe("OAuth 2.1 with the official MCP client over real HTTP", () => {
       const before = recorder.exchanges.length;
       await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
       const signingIn = recorder.exchanges.slice(before);
-      expect(signingIn.map((e) => `${e.method} ${e.url.href} ${e.status}`)).toEqual([
-        `POST ${mcpUrl} 401`,
-        `GET ${origin}/.well-known/oauth-protected-resource/mcp 200`,
-        `GET ${origin}/.well-known/oauth-authorization-server 200`,
-        `POST ${origin}/oauth/register 201`,
-      ]);
+      expect(exchangeLines(signingIn)).toEqual(signInStart(mcpUrl, origin));
       const challenge = challengeParams(signingIn[0]?.responseHeaders.get("WWW-Authenticate") ?? "");
       expect(challenge.resource_metadata).toBe(`${origin}/.well-known/oauth-protected-resource/mcp`);
       expect(challenge.scope?.split(" ").sort()).toEqual([READ, WRITE]);

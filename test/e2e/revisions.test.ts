@@ -21,7 +21,7 @@ import { DEMO_NOTE_ID, DEMO_NOTE_TITLE, DEMO_USER, seedDemoNote } from "../../sc
 import { approve } from "../support/consent-page.js";
 import { useLocalServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider } from "../support/memory-oauth-provider.js";
-import { recordingFetch, type Exchange, type RecordingFetch } from "../support/recording-fetch.js";
+import { exchangeLines, recordingFetch, signInStart, type Exchange, type RecordingFetch } from "../support/recording-fetch.js";
 
 const MODERN = "2026-07-28";
 const READ = "osfoundry:read";
@@ -190,12 +190,7 @@ describe("the v2 client pinned to 2026-07-28", () => {
     const before = recorder.exchanges.length;
     await expect(client.callTool(call)).rejects.toBeInstanceOf(UnauthorizedError);
     const signingIn = recorder.exchanges.slice(before);
-    expect(signingIn.map((e) => `${e.method} ${e.url.href} ${e.status}`)).toEqual([
-      `POST ${mcpUrl} 401`,
-      `GET ${origin}/.well-known/oauth-protected-resource/mcp 200`,
-      `GET ${origin}/.well-known/oauth-authorization-server 200`,
-      `POST ${origin}/oauth/register 201`,
-    ]);
+    expect(exchangeLines(signingIn)).toEqual(signInStart(mcpUrl, origin));
     const challenge = signingIn[0]?.responseHeaders.get("WWW-Authenticate") ?? "";
     expect(challenge).toMatch(/^Bearer /);
     expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);

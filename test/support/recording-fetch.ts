@@ -83,3 +83,18 @@ function jsonOf(body: BodyInit | null | undefined): unknown {
     return undefined;
   }
 }
+
+/** The requests an MCP client sends when a call meets the 401: the call, both metadata documents, its registration. */
+export function signInStart(mcpUrl: string, origin: string): string[] {
+  return [
+    `POST ${mcpUrl} 401`,
+    `GET ${origin}/.well-known/oauth-protected-resource/mcp 200`,
+    `GET ${origin}/.well-known/oauth-authorization-server 200`,
+    `POST ${origin}/oauth/register 201`,
+  ];
+}
+
+/** Exchanges as "METHOD url status" lines, to compare with signInStart. */
+export function exchangeLines(exchanges: readonly Exchange[]): string[] {
+  return exchanges.map((e) => `${e.method} ${e.url.href} ${e.status}`);
+}
