@@ -1,29 +1,40 @@
 /**
- * The connector for a benchmark: `wrangler dev` started as `npm start` starts
- * it (scripts/local-server.ts), with the same wrangler.toml but the bench
- * Worker as its entry (bench/worker.ts: the production app and Note object
- * plus the bench routes), on a free loopback port with a throwaway
- * persistence directory, plus alice's two tokens: the agent's (read + write,
- * for /mcp) and the app's (for /api/v1), and its DevTools inspector on
- * another free port, for the Worker's heap. `close()` stops the server and
- * removes the directory.
+ * The connector for a benchmark: the bench Worker (bench/worker.ts: the
+ * production app and Note object plus the bench routes) with wrangler.toml's
+ * bindings, on a free loopback port with a throwaway persistence directory,
+ * plus alice's two tokens: the agent's (read + write, for /mcp) and the app's
+ * (for /api/v1), and its DevTools inspector on another free port, for the
+ * Worker's heap. By default on Miniflare directly (bench/miniflare-server.ts:
+ * the deployment's bundle, no dev proxy); with `runtime: "wrangler"`, under
+ * `wrangler dev` as `npm start` starts it (scripts/local-server.ts). `close()`
+ * stops the server and removes the directory.
  */
 import { PersonApi } from "../scripts/lib/person-api.js";
 import { signIn } from "../scripts/lib/sign-in.js";
+import { fileURLToPath } from "node:url";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../scripts/local-server.js";
 import { workerHeap, type HeapUsage } from "./heap.js";
+import { startMiniflareServer } from "./miniflare-server.js";
+
+/** What runs the Worker: Miniflare directly (what production runs: one workerd), or `wrangler dev` (a proxy workerd and wrangler's Node process in front). */
+export type BenchRuntime = "miniflare" | "wrangler";
+export const RUNTIMES: readonly BenchRuntime[] = ["miniflare", "wrangler"];
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /** The bench Worker's entry, relative to the project. */
 export const BENCH_ENTRY = "bench/worker.ts";
 
 export interface BenchServer {
+  runtime: BenchRuntime;
+  /** `pid`: the root of the server's processes (wrangler dev: npx's process group; Miniflare: its workerd). */
   server: LocalServer;
   origin: string;
   /** alice's agent token: osfoundry:read + osfoundry:write, resource /mcp. */
   agentToken: string;
   /** The person's API as alice (osfoundry:app, resource /api/v1). */
   api: PersonApi;
-  /** What wrangler dev printed that bears on the figures: reloads (a watched file changed mid-run) and error lines. */
+  /** What the server printed that bears on the figures: reloads (wrangler dev: a watched file changed mid-run) and error lines. */
   events(): ServerEvents;
   /** The port of the Worker's DevTools inspector (127.0.0.1). */
   inspectorPort: number;
@@ -33,20 +44,24 @@ export interface BenchServer {
 }
 
 export interface ServerEvents {
-  /** "Reloading local server": wrangler rebuilt and restarted the Worker (its objects too) because a file changed. */
+  /** "Reloading local server": wrangler rebuilt and restarted the Worker (its objects too) because a file changed. Always 0 on Miniflare, which watches nothing. */
   reloads: number;
-  /** Lines wrangler or the Worker printed as errors after the server was ready. */
+  /** Lines wrangler or the Worker printed as errors after the server was ready (Miniflare: the Worker's stderr). */
   errorLines: string[];
 }
 
-export async function startBenchServer(options: { vars?: Record<string, string>; signal?: AbortSignal } = {}): Promise<BenchServer> {
+export async function startBenchServer(options: { runtime?: BenchRuntime; vars?: Record<string, string>; signal?: AbortSignal } = {}): Promise<BenchServer> {
+  const runtime = options.runtime ?? "miniflare";
   const persistTo = await tempPersistDir();
   let server: LocalServer | undefined;
   let ready = false;
   const events: ServerEvents = { reloads: 0, errorLines: [] };
+  const onError = (line: string): void => {
+    if (ready && events.errorLines.length < 20) events.errorLines.push(line.trim().slice(0, 300));
+  };
   const onOutput = (line: string): void => {
     if (line.includes("Reloading local server")) events.reloads += 1;
-    else if (ready && /\berror\b/i.test(line) && events.errorLines.length < 20) events.errorLines.push(line.trim().slice(0, 300));
+    else if (/\berror\b/i.test(line)) onError(line);
   };
   const close = async (): Promise<void> => {
     await server?.stop();
@@ -54,24 +69,33 @@ export async function startBenchServer(options: { vars?: Record<string, string>;
   };
   try {
     const inspectorPort = await freePort();
-    server = await startLocalServer({ port: await freePort(), persistTo, entry: BENCH_ENTRY, vars: options.vars, inspectorPort, onOutput, signal: options.signal });
+    const port = await freePort();
+    let inspectorUrl: () => Promise<string>;
+    if (runtime === "miniflare") {
+      const mf = await startMiniflareServer({ root: ROOT, entry: BENCH_ENTRY, port, inspectorPort, dir: persistTo, vars: options.vars, onError, signal: options.signal });
+      server = mf;
+      inspectorUrl = () => mf.inspectorUrl();
+    } else {
+      server = await startLocalServer({ port, persistTo, entry: BENCH_ENTRY, vars: options.vars, inspectorPort, onOutput, signal: options.signal });
+      inspectorUrl = async () => `ws://127.0.0.1:${inspectorPort}/ws`;
+    }
     ready = true;
     const origin = server.url;
     const agent = await signIn({ origin, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
     const app = await signIn({ origin, user: "alice", scopes: ["osfoundry:app"], resource: "api" });
     const api = new PersonApi({ origin, token: app.access_token, timeoutMs: 60_000 });
-    // The production Worker has no bench routes: a 404 here means wrangler ran another entry.
+    // The production Worker has no bench routes: a 404 here means the server runs another entry.
     const probe = await fetch(`${origin}/bench/baseline`);
-    if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is ${BENCH_ENTRY} the Worker wrangler dev runs?`);
+    if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is ${BENCH_ENTRY} the Worker the server runs?`);
     const heap = async (): Promise<HeapUsage | null> => {
       try {
-        return await workerHeap(inspectorPort);
+        return await workerHeap(await inspectorUrl());
       } catch (error) {
         events.errorLines.push(`heap reading: ${error instanceof Error ? error.message : String(error)}`);
         return null;
       }
     };
-    return { server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), inspectorPort, heap, close };
+    return { runtime, server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), inspectorPort, heap, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,6 +1,6 @@
 /**
  * The Worker's JavaScript heap, read through the DevTools inspector that
- * `wrangler dev` opens for it: a heap snapshot first (V8 runs a full garbage
+ * `wrangler dev` or Miniflare opens for it: a heap snapshot first (V8 runs a full garbage
  * collection before taking one; the snapshot itself is thrown away), then
  * `Runtime.getHeapUsage`. What is left is what the Worker's code still holds,
  * which tells a leak in the code from memory the runtime keeps.
@@ -20,15 +20,15 @@ interface Reply {
   error?: { message: string };
 }
 
-/** Reads the heap of the Worker behind the inspector at 127.0.0.1:`port`; gives up after `timeoutMs`. */
-export async function workerHeap(port: number, timeoutMs = 30_000): Promise<HeapUsage> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+/** Reads the heap of the Worker behind the inspector's WebSocket `url`; gives up after `timeoutMs`. */
+export async function workerHeap(url: string, timeoutMs = 30_000): Promise<HeapUsage> {
+  const socket = new WebSocket(url);
   const timer = setTimeout(() => socket.terminate(), timeoutMs);
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once("open", () => resolve());
       socket.once("error", reject);
-      socket.once("close", () => reject(new Error(`the inspector on port ${port} closed before it opened`)));
+      socket.once("close", () => reject(new Error(`the inspector at ${url} closed before it opened`)));
     });
     const replies = new Map<number, (reply: Reply) => void>();
     socket.on("message", (data) => {

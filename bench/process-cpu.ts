@@ -2,12 +2,13 @@
  * CPU time of this process and of every process under the server, from
  * /proc/<pid>/stat (utime + stime): sampled before and after a run, it shows
  * where a request's time goes — the load generator, wrangler's Node process,
- * the proxy workerd, the Worker's workerd. Each workerd's threads are sampled
+ * the proxy workerd, the Worker's workerd (under Miniflare, only the last:
+ * Miniflare's own Node side runs in this process, with the load generator). Each workerd's threads are sampled
  * too (/proc/<pid>/task): workerd runs the JavaScript on one thread, so that
  * thread's share of a core says whether it was the bottleneck.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { descendants } from "./process-memory.js";
+import { serverProcesses } from "./process-memory.js";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -30,6 +31,7 @@ export function cpuSeconds(path: string): number | null {
   }
 }
 
+/** The Worker's workerd is the one with the inspector (wrangler dev and Miniflare both pass --inspector-addr to it). */
 function label(pid: number, comm: string): string {
   if (comm !== "workerd") return comm === "node" ? "wrangler (node)" : comm;
   try {
@@ -47,7 +49,7 @@ export function sampleCpu(serverPid: number): CpuSample {
     if (seconds !== null) processes.set(name, (processes.get(name) ?? 0) + seconds);
   };
   add("bench (node, autocannon)", cpuSeconds("/proc/self/stat"));
-  for (const p of descendants(serverPid)) {
+  for (const p of serverProcesses(serverPid)) {
     const name = label(p.pid, p.comm);
     add(name, cpuSeconds(`/proc/${p.pid}/stat`));
     if (p.comm !== "workerd") continue;

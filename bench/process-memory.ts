@@ -1,9 +1,10 @@
 /**
  * Resident memory of the workerd processes a local server started: found by
- * walking /proc/<pid>/stat's parent links down from the PID startLocalServer
- * returns (npx → wrangler → workerd), read from /proc/<pid>/status (VmRSS).
- * wrangler dev runs two workerd processes: the user-facing proxy and the one
- * that runs the Worker and its Durable Objects.
+ * walking /proc/<pid>/stat's parent links down from the server's PID
+ * (wrangler dev: npx → wrangler → workerd; Miniflare: the workerd itself),
+ * read from /proc/<pid>/status (VmRSS). wrangler dev runs two workerd
+ * processes: the user-facing proxy and the one that runs the Worker and its
+ * Durable Objects; Miniflare runs one, the Worker's.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -15,7 +16,7 @@ export interface ProcessMemory {
   rssBytes: number;
 }
 
-interface ProcEntry {
+export interface ProcEntry {
   pid: number;
   ppid: number;
   comm: string;
@@ -56,9 +57,20 @@ export function descendants(root: number): ProcEntry[] {
   return all.filter((p) => p.pid !== root && found.has(p.pid));
 }
 
-/** VmRSS of each workerd under `root`, in PID order. */
+/**
+ * The server's processes: those descended from `root`, and `root` itself when
+ * it is a workerd (Miniflare's, which starts nothing; wrangler dev's root is
+ * npx, left out as before).
+ */
+export function serverProcesses(root: number): ProcEntry[] {
+  const all = descendants(root);
+  const self = processes().find((p) => p.pid === root && p.comm === "workerd");
+  return self === undefined ? all : [self, ...all];
+}
+
+/** VmRSS of each workerd of the server at `root`, in PID order. */
 export function workerdMemory(root: number): ProcessMemory[] {
-  return descendants(root)
+  return serverProcesses(root)
     .filter((p) => p.comm === "workerd")
     .sort((a, b) => a.pid - b.pid)
     .flatMap((p) => {

@@ -1,0 +1,142 @@
+/**
+ * The bench Worker on Miniflare directly: what production runs, without
+ * `wrangler dev`'s proxy workerd and request logging in front of it. The
+ * Worker is the bundle `wrangler deploy --dry-run` builds (what a deployment
+ * uploads), and its bindings are wrangler.toml's as wrangler itself turns them
+ * into Miniflare options, with the variables of dev/local.env, as `wrangler
+ * dev --env-file dev/local.env` gives them. One workerd process, a child of
+ * this one, runs the Worker and its Durable Objects.
+ */
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { promisify } from "node:util";
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions, unstable_getVarsForDev, unstable_readConfig } from "wrangler";
+import type { LocalServer } from "../scripts/local-server.js";
+import { descendants } from "./process-memory.js";
+
+const run = promisify(execFile);
+const HOST = "127.0.0.1";
+
+export interface MiniflareServer extends LocalServer {
+  /** The Worker's DevTools WebSocket (Miniflare's inspector proxy on 127.0.0.1). */
+  inspectorUrl(): Promise<string>;
+  /** Bytes of the bundle Miniflare runs (the entry module `wrangler deploy --dry-run` wrote). */
+  bundleBytes: number;
+}
+
+export interface MiniflareServerOptions {
+  /** The project's root (where wrangler.toml is). */
+  root: string;
+  /** The Worker's entry module, relative to the root, in place of wrangler.toml's `main`. */
+  entry: string;
+  port: number;
+  inspectorPort: number;
+  /** A throwaway folder: the bundle and the Durable Objects' and KV's storage go in it. */
+  dir: string;
+  /** Variables over wrangler.toml's and dev/local.env's. */
+  vars?: Record<string, string>;
+  /** Each line the Worker prints to stderr (its console.error). stdout (one JSON line per request) is read and dropped. */
+  onError?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/** Bundles `entry` as a deployment would and starts it on Miniflare at 127.0.0.1:`port`. */
+export async function startMiniflareServer(options: MiniflareServerOptions): Promise<MiniflareServer> {
+  const { root, entry, port, inspectorPort, dir, vars = {}, onError, signal } = options;
+  const outdir = join(dir, "bundle");
+  await run("npx", ["wrangler", "deploy", entry, "--dry-run", "--outdir", outdir], {
+    cwd: root,
+    signal,
+    maxBuffer: 16 * 2 ** 20,
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", NO_COLOR: "1" },
+  });
+  // wrangler names the bundle after the entry (bench/worker.ts → worker.js) and writes nothing else that ends in .js.
+  const script = readdirSync(outdir).find((name) => name.endsWith(".js"));
+  if (script === undefined) throw new Error(`wrangler deploy --dry-run wrote no .js into its --outdir`);
+
+  const configPath = join(root, "wrangler.toml");
+  const config = unstable_readConfig({ config: configPath });
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
+  const local = unstable_getVarsForDev(config.configPath, ["dev/local.env"], config.vars, undefined, true);
+  const bindings: Record<string, string> = {};
+  for (const [name, binding] of Object.entries(local)) {
+    if (typeof binding.value !== "string") throw new Error(`wrangler.toml's var ${name}: the bench passes string variables only`);
+    bindings[name] = binding.value;
+  }
+  Object.assign(bindings, vars);
+  await mkdir(join(dir, "state"), { recursive: true });
+
+  // Miniflare's workerd is a child of this process; the one that was not there before is ours.
+  const workerdsBefore = new Set(workerdChildren());
+  const mf = new Miniflare({
+    ...workerOptions,
+    name: config.name,
+    modules: true,
+    scriptPath: join(outdir, script),
+    // The bundle's source map points outside the folder: without this, workerd refuses "..".
+    modulesRoot: outdir,
+    bindings,
+    host: HOST,
+    port,
+    inspectorPort,
+    inspectorHost: HOST,
+    unsafeInspectorProxy: true,
+    durableObjectsPersist: join(dir, "state", "do"),
+    kvPersist: join(dir, "state", "kv"),
+    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+      // Production sends these lines to Workers Logs, off the request's path: read and dropped here.
+      stdout.resume();
+      stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        for (const line of chunk.split("\n")) if (line.trim() !== "") onError?.(line);
+      });
+    },
+  });
+  let disposed: Promise<void> | undefined;
+  const dispose = (): Promise<void> => (disposed ??= mf.dispose());
+  try {
+    await mf.ready;
+    signal?.throwIfAborted();
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  const pid = workerdChildren().find((p) => !workerdsBefore.has(p));
+  if (pid === undefined) {
+    await dispose();
+    throw new Error("Miniflare is up but its workerd process was not found among this process's children");
+  }
+  let resolveExited: (code: number | null) => void = () => undefined;
+  const exited = new Promise<number | null>((resolve) => (resolveExited = resolve));
+  const stop = async (): Promise<void> => {
+    await dispose();
+    resolveExited(null);
+  };
+  const url = `http://${HOST}:${port}`;
+  return {
+    url,
+    mcpUrl: `${url}/mcp`,
+    pid,
+    exited,
+    kill: () => void stop(),
+    stop,
+    bundleBytes: readFileSync(join(outdir, script)).byteLength,
+    async inspectorUrl() {
+      const response = await fetch(`http://${HOST}:${inspectorPort}/json/list`);
+      const targets = (await response.json()) as { webSocketDebuggerUrl?: string }[];
+      const target = targets[0]?.webSocketDebuggerUrl;
+      if (target === undefined) throw new Error(`Miniflare's inspector on port ${inspectorPort} lists no Worker`);
+      return target;
+    },
+  };
+}
+
+/** PIDs of the workerd processes whose parent is this process. */
+function workerdChildren(): number[] {
+  return descendants(process.pid)
+    .filter((p) => p.comm === "workerd" && p.ppid === process.pid)
+    .map((p) => p.pid);
+}
