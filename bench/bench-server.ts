@@ -15,10 +15,7 @@ import { fileURLToPath } from "node:url";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../scripts/local-server.js";
 import { workerHeap, type HeapUsage } from "./heap.js";
 import { startMiniflareServer } from "./miniflare-server.js";
-
-/** What runs the Worker: Miniflare directly (what production runs: one workerd), or `wrangler dev` (a proxy workerd and wrangler's Node process in front). */
-export type BenchRuntime = "miniflare" | "wrangler";
-export const RUNTIMES: readonly BenchRuntime[] = ["miniflare", "wrangler"];
+import type { BenchRuntime } from "./options.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

@@ -1,4 +1,4 @@
-/** The facts of the machine a run measured: CPU, cores, memory, Node, wrangler and workerd. */
+/** The facts of the machine a run measured: CPU, cores, memory, Node, wrangler, miniflare and workerd. */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, totalmem } from "node:os";
@@ -9,6 +9,7 @@ export interface MachineFacts {
   memoryGiB: number;
   node: string;
   wrangler: string;
+  miniflare: string;
   workerd: string;
   autocannon: string;
   platform: string;
@@ -37,6 +38,7 @@ export function machineFacts(): MachineFacts {
     memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     node: process.version,
     wrangler: packageVersion("wrangler"),
+    miniflare: packageVersion("miniflare"),
     workerd: packageVersion("workerd"),
     autocannon: packageVersion("autocannon"),
     platform: `${process.platform} ${process.arch}`,

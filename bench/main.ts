@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: measures the connector under wrangler dev against the
+ * `npm run bench`: measures the connector on Miniflare directly (or, with
+ * `--runtime wrangler`, under wrangler dev) against the
  * runtime's own baseline and prints Markdown tables (or JSON with --json).
  * Ctrl-C stops the load and the server. See docs/performance.md.
  */
@@ -37,6 +38,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 const started = Date.now();
 const options: BenchOptions = {
   ...(cli.quick ? QUICK : FULL),
+  runtime: cli.runtime,
   log: (line) => console.error(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s ${line}`),
   signal: stopping.signal,
 };

@@ -1,6 +1,12 @@
-/** What a run measures and for how long: the full run, `--quick`, and `--json`. */
+/** What a run measures and for how long: the full run, `--quick`, `--json` and `--runtime`. */
+
+/** What runs the Worker: Miniflare directly (what production runs: one workerd), or `wrangler dev` (a proxy workerd and wrangler's Node process in front). */
+export type BenchRuntime = "miniflare" | "wrangler";
+export const RUNTIMES: readonly BenchRuntime[] = ["miniflare", "wrangler"];
 
 export interface BenchOptions {
+  /** What runs the Worker: Miniflare directly (the default: what production runs), or wrangler dev. */
+  runtime: BenchRuntime;
   /** A smoke run: short workloads, smaller Notes, no connection sweep, no second server. */
   quick: boolean;
   /** Connections of every timed workload (writes: one lane, i.e. its own Notes, per connection). */
@@ -36,6 +42,7 @@ export interface BenchOptions {
 }
 
 export const FULL: Omit<BenchOptions, "log"> = {
+  runtime: "miniflare",
   quick: false,
   connections: 16,
   durationSec: 4,
@@ -66,6 +73,7 @@ export const QUICK: Omit<BenchOptions, "log"> = {
 };
 
 export interface CliOptions {
+  runtime: BenchRuntime;
   quick: boolean;
   json: boolean;
   help: boolean;
@@ -73,15 +81,25 @@ export interface CliOptions {
 
 export function parseArgs(argv: readonly string[]): CliOptions {
   const known = new Set(["--quick", "--json", "--help", "-h"]);
-  const unknown = argv.filter((a) => !known.has(a));
+  const rest = [...argv];
+  let runtime: BenchRuntime = FULL.runtime;
+  const at = rest.indexOf("--runtime");
+  if (at >= 0) {
+    const value = rest[at + 1];
+    if (!RUNTIMES.includes(value as BenchRuntime)) throw new Error(`--runtime: ${RUNTIMES.join(" or ")}, not ${value ?? "nothing"}`);
+    runtime = value as BenchRuntime;
+    rest.splice(at, 2);
+  }
+  const unknown = rest.filter((a) => !known.has(a));
   if (unknown.length > 0) throw new Error(`unknown argument ${unknown.join(" ")} (try --help)`);
-  return { quick: argv.includes("--quick"), json: argv.includes("--json"), help: argv.includes("--help") || argv.includes("-h") };
+  return { runtime, quick: rest.includes("--quick"), json: rest.includes("--json"), help: rest.includes("--help") || rest.includes("-h") };
 }
 
-export const USAGE = `npm run bench [-- [--quick] [--json]]
+export const USAGE = `npm run bench [-- [--quick] [--json] [--runtime miniflare|wrangler]]
 
-Starts the connector under wrangler dev (as npm start does, with the bench Worker
-bench/worker.ts as its entry) on a free loopback port, drives it with autocannon,
-prints Markdown tables, stops it.
-  --quick   a smoke run: ${QUICK.durationSec} s per workload, Notes of ${QUICK.sourceCounts.join(" / ")} sources
-  --json    the report as JSON on stdout (progress still goes to stderr)`;
+Starts the bench Worker (bench/worker.ts) with wrangler.toml's bindings on a free
+loopback port, drives it with autocannon, prints Markdown tables, stops it.
+  --quick     a smoke run: ${QUICK.durationSec} s per workload, Notes of ${QUICK.sourceCounts.join(" / ")} sources
+  --json      the report as JSON on stdout (progress still goes to stderr)
+  --runtime   miniflare (default): the bundle wrangler deploy builds, on Miniflare directly, as production runs it;
+              wrangler: under wrangler dev as npm start runs it (a proxy workerd and wrangler's logging in front)`;

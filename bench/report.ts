@@ -6,6 +6,9 @@ import type { BenchReport, LoadRow } from "./run-bench.js";
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const ratio = (r: number | null): string => (r === null ? "–" : `${r.toFixed(2)}×`);
+/** The Worker's own process: what Cloudflare bills a call for (the headline CPU figure). */
+const WORKER = "workerd (Worker)";
+const cpuMs = (row: LoadRow): string => (row.cpuMsPerRequest[WORKER] === undefined ? "–" : (row.cpuMsPerRequest[WORKER] as number).toFixed(2));
 const SECTION_TITLES: Record<string, string> = {
   reference: "reference routes",
   ladder: "between the baseline and a tool call",
@@ -32,11 +35,11 @@ export function loadTable(rows: readonly LoadRow[]): string {
   for (const row of rows) {
     if (row.section !== section) {
       section = row.section;
-      body.push([`**${SECTION_TITLES[section] ?? section}**`, "", "", "", "", "", "", ""]);
+      body.push([`**${SECTION_TITLES[section] ?? section}**`, "", "", "", "", "", "", "", ""]);
     }
-    body.push([row.name, row.notes, String(row.connections), int(row.result.throughput), String(row.result.p50), String(row.result.p99), ratio(row.ratio), errors(row)]);
+    body.push([row.name, row.notes, String(row.connections), int(row.result.throughput), String(row.result.p50), String(row.result.p99), cpuMs(row), ratio(row.ratio), errors(row)]);
   }
-  return table(["workload", "Notes", "conn", "req/s", "p50 ms", "p99 ms", "× baseline", "errors"], body);
+  return table(["workload", "Notes", "conn", "req/s", "p50 ms", "p99 ms", "Worker CPU ms / call", "× baseline", "errors"], body);
 }
 
 function failures(rows: readonly LoadRow[]): string {
@@ -47,17 +50,20 @@ function failures(rows: readonly LoadRow[]): string {
 }
 
 function cpuTable(rows: readonly LoadRow[]): string {
-  const processes = ["bench (node, autocannon)", "wrangler (node)", "workerd (proxy)", "workerd (Worker)"];
+  // Only the processes this runtime has: Miniflare runs no wrangler and no proxy.
+  const seen = new Set(rows.flatMap((r) => Object.keys(r.cpuMsPerRequest)));
+  const processes = ["bench (node, autocannon)", "wrangler (node)", "workerd (proxy)", WORKER].filter((p) => p === WORKER || seen.has(p));
+  const workerds = processes.filter((p) => p.startsWith("workerd"));
   const picked = rows.filter((r) => (r.section !== "attachments" && r.section !== "sheets") || r.id.includes("_first_"));
   return table(
-    ["workload", "Notes", ...processes.map((p) => `${p} ms`), "other ms", "all ms", "busiest thread, proxy / Worker (cores)", "rest of the machine (cores)"],
+    ["workload", "Notes", ...processes.map((p) => `${p} ms`), "other ms", "all ms", `busiest thread, ${workerds.map((p) => p.slice("workerd (".length, -1)).join(" / ")} (cores)`, "rest of the machine (cores)"],
     picked.map((r) => {
       const cells = processes.map((p) => (r.cpuMsPerRequest[p] ?? 0).toFixed(2));
       const all = Object.values(r.cpuMsPerRequest).reduce((a, b) => a + b, 0);
       const other = Object.entries(r.cpuMsPerRequest)
         .filter(([name]) => !processes.includes(name))
         .reduce((sum, [, ms]) => sum + ms, 0);
-      const busy = ["workerd (proxy)", "workerd (Worker)"].map((p) => (r.busiestThreadCores[p] ?? 0).toFixed(2)).join(" / ");
+      const busy = workerds.map((p) => (r.busiestThreadCores[p] ?? 0).toFixed(2)).join(" / ");
       return [r.name, r.notes, ...cells, other.toFixed(2), all.toFixed(2), busy, r.othersCores.toFixed(2)];
     }),
   );
@@ -66,11 +72,13 @@ function cpuTable(rows: readonly LoadRow[]): string {
 function serverText(report: BenchReport): string {
   const { reloads, errorLines } = report.server;
   const parts: string[] = [];
-  parts.push(
-    reloads === 0
-      ? "wrangler dev did not reload the Worker during the run."
-      : `**wrangler dev reloaded the Worker ${reloads} time(s) during the run** (a watched file changed): figures around a reload are not comparable.`,
-  );
+  if (report.runtime === "wrangler") {
+    parts.push(
+      reloads === 0
+        ? "wrangler dev did not reload the Worker during the run."
+        : `**wrangler dev reloaded the Worker ${reloads} time(s) during the run** (a watched file changed): figures around a reload are not comparable.`,
+    );
+  }
   const baselines = report.rows.filter((r) => r.id.startsWith("baseline_")).map((r) => Math.round(r.result.throughput));
   if (baselines.length > 1) parts.push(`The baseline measured ${baselines.join(", ")} req/s at the start, middle and end of the run: that spread is this machine's noise.`);
   // Last: an indented block ends the paragraph, and nothing may follow it on its last line.
@@ -106,7 +114,7 @@ function idempotencyText(report: BenchReport): string {
     lines.push(
       r.prunedAfterSec !== null
         ? `Pruning, on a second server with IDEMPOTENCY_RETENTION_SECONDS = ${r.retentionSeconds}: ${r.writes} writes left ${r.recordsAfterWrites} records; the alarm had deleted all of them ${r.prunedAfterSec} s after the first write (records: ${path}).`
-        : `Pruning, on a second server with IDEMPOTENCY_RETENTION_SECONDS = ${r.retentionSeconds}: ${r.writes} writes left ${r.recordsAfterWrites} records, and ${r.recordsAtEnd} were still there ${r.watchedSec} s after the first write (records: ${path}): **the alarm stopped pruning under wrangler dev**.`,
+        : `Pruning, on a second server with IDEMPOTENCY_RETENTION_SECONDS = ${r.retentionSeconds}: ${r.writes} writes left ${r.recordsAfterWrites} records, and ${r.recordsAtEnd} were still there ${r.watchedSec} s after the first write (records: ${path}): **the alarm stopped pruning under ${runtimeName(report)}**.`,
     );
   }
   return lines.join("\n\n");
@@ -174,13 +182,13 @@ function liveTable(report: BenchReport): string {
     `edit_note_tab slide_add, one writer (one Note's writes are serial), on three deck Notes alike but for the live sockets open on them (held by another process, bench/live-clients.ts); ${live.slices} alternating slices of ${live.sliceSec} s each, after one not counted. "Delivered": every socket received every change of its Note once, in order, and stayed open.`,
     "",
     table(
-      ["open sockets", "req/s", "× none", "errors", "CPU ms per write: Worker workerd / proxy workerd / socket clients", "changes per socket", "delivered"],
+      ["open sockets", "req/s", "× none", "errors", `CPU ms per write: Worker workerd / proxy workerd${report.runtime === "wrangler" ? "" : " (none on Miniflare)"} / socket clients`, "changes per socket", "delivered"],
       live.rows.map((r) => [
         String(r.sockets),
         int(r.throughput),
         ratio(r.ratio),
         r.errors === 0 ? "0" : `**${r.errors}** (${r.firstFailure ?? ""})`,
-        `${r.cpuMsPerWrite.worker.toFixed(2)} / ${r.cpuMsPerWrite.proxy.toFixed(2)} / ${r.cpuMsPerWrite.clients.toFixed(2)}`,
+        `${r.cpuMsPerWrite.worker.toFixed(2)} / ${report.runtime === "wrangler" ? r.cpuMsPerWrite.proxy.toFixed(2) : "–"} / ${r.cpuMsPerWrite.clients.toFixed(2)}`,
         counts(r),
         r.delivered === null ? "–" : r.delivered ? "yes" : "**no**",
       ]),
@@ -197,7 +205,24 @@ function goalsTable(report: BenchReport): string {
 
 export function machineLine(report: BenchReport): string {
   const m = report.machine;
-  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}; Node ${m.node}; wrangler ${m.wrangler} (workerd ${m.workerd}); autocannon ${m.autocannon}`;
+  return `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}; Node ${m.node}; wrangler ${m.wrangler}, miniflare ${m.miniflare} (workerd ${m.workerd}); autocannon ${m.autocannon}`;
+}
+
+function runtimeName(report: BenchReport): string {
+  return report.runtime === "miniflare" ? "Miniflare" : "wrangler dev";
+}
+
+const CPU_TEXT = {
+  miniflare:
+    "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. On Miniflare one workerd runs the Worker and its Durable Objects, as in production; Miniflare's own Node side (it reads and drops the Worker's log lines) runs in the bench's process, with the load generator, on the same machine.",
+  wrangler:
+    "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. wrangler dev puts a proxy workerd in front of the Worker's workerd, and wrangler's Node process logs every request; \"other\" is esbuild and npm under wrangler. The load generator runs on the same machine.",
+} as const;
+
+function runtimeText(report: BenchReport): string {
+  return report.runtime === "miniflare"
+    ? `Runtime: Miniflare ${report.machine.miniflare} directly, with the bundle \`wrangler deploy --dry-run\` builds from bench/worker.ts and wrangler.toml's bindings (dev/local.env's variables): no dev proxy, no request logging in the path (\`--runtime wrangler\` runs it under wrangler dev instead). "Worker CPU ms / call" is the Worker's workerd's CPU per response: what Cloudflare bills, and what bounds one Note's throughput.`
+    : `Runtime: wrangler dev ${report.machine.wrangler} (as npm start runs it), with bench/worker.ts as its entry: a proxy workerd and wrangler's request logging in front of the Worker. "Worker CPU ms / call" is the Worker's workerd's CPU per response.`;
 }
 
 export function markdownReport(report: BenchReport): string {
@@ -206,6 +231,8 @@ export function markdownReport(report: BenchReport): string {
     `# npm run bench${o.quick ? " --quick" : ""}`,
     "",
     `Machine: ${machineLine(report)}.`,
+    "",
+    runtimeText(report),
     "",
     `Run: ${report.startedAt}, wall time ${report.wallSeconds} s. Every workload: ${o.connections} connections (writes: one lane of Notes per connection), ${o.warmupSec} s warm-up not counted, then ${o.durationSec} s measured; autocannon, pipelining 1, keep-alive. Throughput is responses per second; latency (p50, p99) is of every response, in whole milliseconds. "× baseline" is against the mean of the baseline rows (${int(report.baselineThroughput)} req/s).`,
     "",
@@ -229,7 +256,8 @@ export function markdownReport(report: BenchReport): string {
     "",
     "## Where the time goes: CPU per request, by process",
     "",
-    "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. wrangler dev puts a proxy workerd in front of the Worker's workerd, and wrangler's Node process logs every request; \"other\" is esbuild and npm under wrangler. The load generator runs on the same machine. \"Busiest thread\" is the CPU of each workerd's busiest thread (the one running JavaScript) over the run's wall time: 1.00 would be a whole core. \"Rest of the machine\" is the CPU that processes outside the benchmark used meanwhile (/proc/stat minus the processes above): on a shared machine, runs where it is high are slower for reasons outside the connector.",
+    `${CPU_TEXT[report.runtime]} ` +
+      "\"Busiest thread\" is the CPU of each workerd's busiest thread (the one running JavaScript) over the run's wall time: 1.00 would be a whole core. \"Rest of the machine\" is the CPU that processes outside the benchmark used meanwhile (/proc/stat minus the processes above): on a shared machine, runs where it is high are slower for reasons outside the connector.",
     "",
     cpuTable(report.rows),
     "",
@@ -243,7 +271,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     idempotencyText(report),
     "",
-    "## Memory (VmRSS of the workerd processes under wrangler dev)",
+    `## Memory (VmRSS of the workerd processes under ${runtimeName(report)})`,
     "",
     memoryTable(report),
     "",

@@ -15,7 +15,7 @@ import { errorCount, runLoad, type LoadResult } from "./load.js";
 import { measureLiveSockets, SOCKET_COUNTS, type LiveSocketsReport } from "./live-sockets.js";
 import { machineFacts, type MachineFacts } from "./machine.js";
 import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
-import type { BenchOptions } from "./options.js";
+import type { BenchOptions, BenchRuntime } from "./options.js";
 import type { HeapUsage } from "./heap.js";
 import { totalRss, workerdMemory, type ProcessMemory } from "./process-memory.js";
 import { checkRetention, configuredRetentionSeconds, type RetentionReport } from "./retention-check.js";
@@ -55,6 +55,8 @@ export interface MemoryReading {
 
 export interface BenchReport {
   machine: MachineFacts;
+  /** What ran the Worker. */
+  runtime: BenchRuntime;
   startedAt: string;
   wallSeconds: number;
   options: Omit<BenchOptions, "log" | "signal">;
@@ -71,7 +73,7 @@ export interface BenchReport {
   /** IDEMPOTENCY_RETENTION_SECONDS as wrangler.toml sets it for the main run. */
   retentionSeconds: number;
   retention: RetentionReport | null;
-  /** What wrangler dev printed during the main run that bears on the figures. */
+  /** What the server printed during the main run that bears on the figures. */
   server: ServerEvents;
   goals: GoalResult[];
 }
@@ -86,8 +88,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const memoryLoads: BenchReport["memoryLoads"] = [];
   await measureMemory(options, memory, memoryLoads);
 
-  log(`[bench] starting wrangler dev with the bench Worker (bench/worker.ts) …`);
-  const bench = await startBenchServer({ signal });
+  log(`[bench] starting the bench Worker (bench/worker.ts) on ${options.runtime === "miniflare" ? "Miniflare directly" : "wrangler dev"} …`);
+  const bench = await startBenchServer({ runtime: options.runtime, signal });
   log(`[bench] ${bench.origin} up (process group ${bench.server.pid}), signed in as alice`);
   const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: options.connections };
 
@@ -212,7 +214,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     let retention: RetentionReport | null = null;
     if (options.secondServer) {
       log(`[bench] a second server (IDEMPOTENCY_RETENTION_SECONDS=${options.retentionSeconds}): baseline memory, then pruning …`);
-      const second = await startBenchServer({ vars: { IDEMPOTENCY_RETENTION_SECONDS: String(options.retentionSeconds) }, signal });
+      const second = await startBenchServer({ runtime: options.runtime, vars: { IDEMPOTENCY_RETENTION_SECONDS: String(options.retentionSeconds) }, signal });
       try {
         memory.push(await readMemory(second, "second_start", "second server: start (up, signed in)", 0));
         const run = await runLoad({ origin: second.origin, connections: options.connections, durationSec: 0, amount: options.memoryCalls, maxSec: 180, requests: [{ method: "GET", path: "/bench/baseline" }], accept: (b) => b === "ok", signal });
@@ -227,6 +229,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const { log: _log, signal: _signal, ...plain } = options;
     const report: Omit<BenchReport, "goals"> = {
       machine,
+      runtime: options.runtime,
       startedAt: startedAt.toISOString(),
       wallSeconds: Math.round((Date.now() - startedAt.getTime()) / 100) / 10,
       options: plain,
@@ -256,7 +259,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 async function measureMemory(options: BenchOptions, memory: MemoryReading[], loads: BenchReport["memoryLoads"]): Promise<void> {
   const { log, signal } = options;
   log(`[bench] memory: a server of its own …`);
-  const server = await startBenchServer({ signal });
+  const server = await startBenchServer({ runtime: options.runtime, signal });
   try {
     const ctx: WorkloadContext = { origin: server.origin, agentToken: server.agentToken, api: server.api, connections: options.connections };
     const mix = await memoryMix(ctx);

@@ -1,8 +1,9 @@
 /**
  * The benchmark harness works: a very short `npm run bench --quick` run,
  * in process, gives every workload row a throughput and no error of any
- * kind, the cost table its rows, and memory readings of both workerd
- * processes and of the Worker's heap. The figures themselves are not asserted (a shared machine is
+ * kind, the Worker's CPU per call on every row, the cost table its rows, and
+ * memory readings of the Worker's workerd (on Miniflare directly, the
+ * default: the only one) and of the Worker's heap. The figures themselves are not asserted (a shared machine is
  * noisy); docs/performance.md has those.
  */
 import { expect, it } from "vitest";
@@ -54,8 +55,12 @@ it("runs every workload against the baseline in one run, without errors", async 
     "slide_add_64_notes",
     "baseline_end",
   ]);
+  expect(report.runtime).toBe("miniflare");
   for (const row of report.rows) {
     expect(row.result.throughput, row.id).toBeGreaterThan(0);
+    // The headline: the Worker's own CPU per call, for every tool and the baseline; no proxy on Miniflare.
+    expect(row.cpuMsPerRequest["workerd (Worker)"], row.id).toBeGreaterThan(0);
+    expect(row.cpuMsPerRequest["workerd (proxy)"], row.id).toBeUndefined();
     expect({ id: row.id, non2xx: row.result.non2xx, mcp: row.result.mcpErrors, socket: row.result.socketErrors, warmup: row.warmupErrors }).toEqual({
       id: row.id,
       non2xx: 0,
@@ -100,11 +105,11 @@ it("runs every workload against the baseline in one run, without errors", async 
   }
   for (const id of [...attachments, ...sheets]) expect(report.costs.find((c) => c.id === id)?.rowsReadPerCall, id).toBeGreaterThan(0);
 
-  // Memory: both workerd processes and the Worker's heap (through the inspector), read at the start, after the tool calls and after as many again.
+  // Memory: the Worker's workerd and its heap (through the inspector), read at the start, after the tool calls and after as many again.
   const readings = report.memory.map((m) => m.kind);
   expect(readings).toEqual(["start", "after_tool_calls", "after_more_tool_calls", "end"]);
   for (const m of report.memory) {
-    expect(m.processes.length, m.label).toBe(2);
+    expect(m.processes.map((p) => p.command), m.label).toEqual(["workerd (Worker, Durable Objects)"]);
     // A live heap of a Worker that loaded zod and the MCP SDK: more than 1 MB, and under what V8 reserved.
     expect(m.heap?.usedBytes, m.label).toBeGreaterThan(2 ** 20);
     expect(m.heap?.usedBytes, m.label).toBeLessThanOrEqual(m.heap?.totalBytes ?? 0);
