@@ -11,6 +11,7 @@ import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { Miniflare } from "miniflare";
@@ -90,8 +91,8 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       // Production sends these lines to Workers Logs, off the request's path: read and dropped here.
       stdout.resume();
-      stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        for (const line of chunk.split("\n")) if (line.trim() !== "") onError?.(line);
+      createInterface({ input: stderr, crlfDelay: Infinity }).on("line", (line) => {
+        if (line.trim() !== "") onError?.(line);
       });
     },
   });
