@@ -8,12 +8,12 @@
 import { mayRun } from "./access.js";
 import { ADD_FILE, listAttachments } from "./attachments.js";
 import { listChanges } from "./changes.js";
-import type { Caller, CommandName, Input, Output } from "./commands.js";
+import type { Caller, CommandName, Input, KeyedCommand, Output } from "./commands.js";
 import type { Counterfactual, NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
-import { keyedWrite } from "./keyed-write.js";
+import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { ADD_MEMBER, createNote, REMOVE_MEMBER, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
-import { personChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { SET_SLIDES } from "./slides.js";
 import { ADD_SOURCE } from "./sources.js";
@@ -37,31 +37,41 @@ type Handler<K extends CommandName> = (ctx: NoteContext, caller: Caller, input: 
  * write is its rules run by the keyed-write pipeline, a person's change its
  * rules run by the person's pipeline.
  */
+/** The two write pipelines as handlers: an agent's keyed write, a person's change. */
+const person =
+  <I>(change: PersonChange<I>) =>
+  (ctx: NoteContext, caller: Caller, input: unknown) =>
+    personChange(change, ctx, caller, input);
+const keyed =
+  <K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }, P>(write: KeyedWrite<K, I, P>) =>
+  (ctx: NoteContext, caller: Caller, input: unknown) =>
+    keyedWrite(write, ctx, caller, input);
+
 const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   // The agent's tools.
   list_tabs: listTabs,
   read_tab: readTab,
-  create_tab: (ctx, caller, input) => keyedWrite(CREATE_TAB, ctx, caller, input),
-  edit_tab: (ctx, caller, input) => keyedWrite(EDIT_TAB, ctx, caller, input),
-  add_source: (ctx, caller, input) => keyedWrite(ADD_SOURCE, ctx, caller, input),
+  create_tab: keyed(CREATE_TAB),
+  edit_tab: keyed(EDIT_TAB),
+  add_source: keyed(ADD_SOURCE),
   list_attachments: listAttachments,
   list_changes: listChanges,
   // The person's app.
   create_note: createNote,
   read_note: readNote,
-  set_approval: (ctx, caller, input) => personChange(SET_APPROVAL, ctx, caller, input),
-  add_member: (ctx, caller, input) => personChange(ADD_MEMBER, ctx, caller, input),
-  remove_member: (ctx, caller, input) => personChange(REMOVE_MEMBER, ctx, caller, input),
-  rename_note: (ctx, caller, input) => personChange(RENAME_NOTE, ctx, caller, input),
-  delete_note: (ctx, caller, input) => personChange(DELETE_NOTE, ctx, caller, input),
-  add_tab: (ctx, caller, input) => personChange(ADD_TAB, ctx, caller, input),
-  rename_tab: (ctx, caller, input) => personChange(RENAME_TAB, ctx, caller, input),
-  move_tab: (ctx, caller, input) => personChange(MOVE_TAB, ctx, caller, input),
-  delete_tab: (ctx, caller, input) => personChange(DELETE_TAB, ctx, caller, input),
-  set_slides: (ctx, caller, input) => personChange(SET_SLIDES, ctx, caller, input),
-  change_tab: (ctx, caller, input) => personChange(CHANGE_TAB, ctx, caller, input),
-  set_markdown: (ctx, caller, input) => personChange(SET_MARKDOWN, ctx, caller, input),
-  add_file: (ctx, caller, input) => personChange(ADD_FILE, ctx, caller, input),
+  set_approval: person(SET_APPROVAL),
+  add_member: person(ADD_MEMBER),
+  remove_member: person(REMOVE_MEMBER),
+  rename_note: person(RENAME_NOTE),
+  delete_note: person(DELETE_NOTE),
+  add_tab: person(ADD_TAB),
+  rename_tab: person(RENAME_TAB),
+  move_tab: person(MOVE_TAB),
+  delete_tab: person(DELETE_TAB),
+  set_slides: person(SET_SLIDES),
+  change_tab: person(CHANGE_TAB),
+  set_markdown: person(SET_MARKDOWN),
+  add_file: person(ADD_FILE),
 };
 
 export class Note {

@@ -76,6 +76,14 @@ async function logSince(noteId: string, since: number): Promise<any[]> {
   return entries;
 }
 
+/** After a catch-up: one more change arrives live as `version`, nothing else is waiting; then the socket closes. */
+async function liveAgain(live: Live, noteId: string, version: number): Promise<void> {
+  await api("PUT", `/notes/${noteId}/markdown`, { text: "live" });
+  expect(await live.next()).toMatchObject({ type: "change", change: { version } });
+  expect(live.pending()).toEqual([]);
+  live.ws.close(1000, "done");
+}
+
 /** `count` changes of the person's Markdown, straight on the Note's object (quicker than as many requests); the last version. */
 function writeMany(noteId: string, count: number): Promise<number> {
   return runInDurableObject(env.NOTES.get(env.NOTES.idFromName(noteId)), async (instance: NoteObject) => {
@@ -271,10 +279,7 @@ describe("reconnecting with since", () => {
     const catchUp = await again.next();
     expect(catchUp).toEqual({ type: "changes", version: seen + 3, changes: await logSince(noteId, seen) });
     expect(catchUp.changes.map((e: any) => e.version)).toEqual([seen + 1, seen + 2, seen + 3]);
-    await api("PUT", `/notes/${noteId}/markdown`, { text: "live" });
-    expect(await again.next()).toMatchObject({ type: "change", change: { version: seen + 4 } });
-    expect(again.pending()).toEqual([]);
-    again.ws.close(1000, "done");
+    await liveAgain(again, noteId, seen + 4);
   });
 
   it("a long catch-up arrives in pages of at most 200 entries, all of them in order", async () => {
@@ -288,10 +293,7 @@ describe("reconnecting with since", () => {
       ["changes", last, 50],
     ]);
     expect(pages.flatMap((p) => p.changes.map((e: any) => e.version))).toEqual(Array.from({ length: 450 }, (_, i) => version + 1 + i));
-    await api("PUT", `/notes/${noteId}/markdown`, { text: "after" });
-    expect(await live.next()).toMatchObject({ type: "change", change: { version: last + 1 } });
-    expect(live.pending()).toEqual([]);
-    live.ws.close(1000, "done");
+    await liveAgain(live, noteId, last + 1);
   });
 
   it("a since older than the log keeps, or ahead of the Note, gets a snapshot with the latest entries", async () => {
