@@ -27,6 +27,8 @@ export interface MiniflareServer extends LocalServer {
   inspectorUrl(): Promise<string>;
   /** Bytes of the bundle Miniflare runs (the entry module `wrangler deploy --dry-run` wrote). */
   bundleBytes: number;
+  /** That bundle's path (its source map is beside it, `.map` appended). */
+  bundlePath: string;
 }
 
 export interface MiniflareServerOptions {
@@ -125,6 +127,7 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
     kill: () => void stop(),
     stop,
     bundleBytes: readFileSync(join(outdir, script)).byteLength,
+    bundlePath: join(outdir, script),
     async inspectorUrl() {
       const response = await fetch(`http://${HOST}:${inspectorPort}/json/list`);
       const targets = (await response.json()) as { webSocketDebuggerUrl?: string }[];
