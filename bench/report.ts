@@ -196,6 +196,28 @@ function liveTable(report: BenchReport): string {
   ].join("\n");
 }
 
+function ceilingTable(report: BenchReport): string {
+  return [
+    `One Note (a 20-slide deck), ${report.options.durationSec} s after ${report.options.warmupSec} s not counted; writer i corrects slide i (\`slide_update\`), one call in flight per writer, a fresh idempotency key per intent. On \`version_conflict\` a writer re-reads (\`list_note_tabs\`) and resends the same call, same key, at the version it read; the last row re-reads only when the conflict's \`changes\` are incomplete or touched its slide, and otherwise resends at \`current_version\` (bench/note-ceiling.ts). "Worker CPU ms / commit" counts every call a commit took, conflicts and re-reads included; "busiest thread" is the Worker's JavaScript thread, which runs the Note's object too (1.00: a whole core).`,
+    "",
+    table(
+      ["writers", "retry", "commits / s", "conflicts / commit", "re-reads / commit", "p50 ms", "p99 ms", "Worker CPU ms / commit", "busiest thread", "errors"],
+      report.ceiling.map((r) => [
+        String(r.writers),
+        r.retry === "reread" ? "re-read on every conflict" : "re-read only if the changes touched the slide",
+        int(r.commitsPerSecond),
+        r.commits > 0 ? (r.conflicts / r.commits).toFixed(2) : "–",
+        r.commits > 0 ? (r.rereads / r.commits).toFixed(2) : "–",
+        String(r.p50),
+        String(r.p99),
+        r.workerCpuMsPerCommit.toFixed(2),
+        r.workerThreadCores.toFixed(2),
+        r.errors === 0 ? "0" : `**${r.errors}** (${r.firstFailure ?? ""})`,
+      ]),
+    ),
+  ].join("\n");
+}
+
 function goalsTable(report: BenchReport): string {
   return table(
     ["goal", "target", "measured", "met"],
@@ -253,6 +275,10 @@ export function markdownReport(report: BenchReport): string {
     "## Writes with open live sockets",
     "",
     liveTable(report),
+    "",
+    "## One Note's write ceiling",
+    "",
+    ceilingTable(report),
     "",
     "## Where the time goes: CPU per request, by process",
     "",

@@ -13,6 +13,7 @@ import { checkDeepPage, checkDeepRowsPage, createDeckNote, createSheetNote, crea
 import { evaluateGoals, type GoalResult } from "./goals.js";
 import { errorCount, runLoad, type LoadResult } from "./load.js";
 import { measureLiveSockets, SOCKET_COUNTS, type LiveSocketsReport } from "./live-sockets.js";
+import { measureNoteCeiling, type CeilingRow } from "./note-ceiling.js";
 import { machineFacts, type MachineFacts } from "./machine.js";
 import { measure, measurePaired, type LoadRow, type PairedRatio } from "./measure-workload.js";
 import type { BenchOptions, BenchRuntime } from "./options.js";
@@ -65,6 +66,8 @@ export interface BenchReport {
   paired: PairedRatio[];
   /** Writes on a Note with 0, 10 and 100 open live sockets, in alternating slices (issue 13). */
   live: LiveSocketsReport | null;
+  /** One Note's most committed writes a second: 1 writer, and 8 with the retry loop (issue 15). */
+  ceiling: CeilingRow[];
   sweep: LoadRow[];
   costs: CallCost[];
   memory: MemoryReading[];
@@ -197,6 +200,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`[bench] ${row.sockets} sockets: ${Math.round(row.throughput)} req/s (${row.ratio.toFixed(2)}× none), ${row.errors} errors, every change delivered: ${row.delivered ?? "–"}`);
     }
 
+    signal?.throwIfAborted();
+    log(`[bench] one Note's write ceiling: 1 writer, then 8 with the retry loop …`);
+    const ceiling = await measureNoteCeiling(bench, ctx, options);
+    for (const row of ceiling) toolCalls += row.commits + row.conflicts + row.rereads;
+
     for (const connections of options.sweepConnections) {
       const sweepBase = await measure(bench, { ...baseline("baseline", "baseline"), connections }, { ...options, durationSec: options.sweepDurationSec, warmupSec: 0.5 }, null, 0);
       sweepBase.section = "sweep";
@@ -237,6 +245,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       rows,
       paired,
       live,
+      ceiling,
       sweep,
       costs,
       memory,

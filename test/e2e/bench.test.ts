@@ -95,6 +95,22 @@ it("runs every workload against the baseline in one run, without errors", async 
   ]);
   for (const row of report.live?.rows ?? []) expect(row.throughput, `${row.sockets} sockets`).toBeGreaterThan(0);
 
+  // One Note's ceiling: 1 writer never conflicts; 8 writers on one Note do, and every conflict is answered by the loop (a re-read, or a resend at current_version), never an error.
+  expect(report.ceiling.map((r) => [r.writers, r.retry, r.errors])).toEqual([
+    [1, "reread", 0],
+    [8, "reread", 0],
+    [8, "changes", 0],
+  ]);
+  const [one, eight, eightChanges] = report.ceiling;
+  expect(one?.commits).toBeGreaterThan(0);
+  expect([one?.conflicts, one?.rereads]).toEqual([0, 0]);
+  expect(eight?.conflicts).toBeGreaterThan(0);
+  // Each conflict of the re-read loop is followed by one re-read (the last may still be in flight when the run ends).
+  expect(eight?.rereads).toBeGreaterThanOrEqual((eight?.conflicts ?? 0) - 8);
+  expect(eight?.rereads).toBeLessThanOrEqual(eight?.conflicts ?? 0);
+  expect(eightChanges?.commits).toBeGreaterThan(0);
+  for (const row of report.ceiling) expect(row.workerCpuMsPerCommit, `${row.writers} ${row.retry}`).toBeGreaterThan(0);
+
   // Costs: every workload measured; a write keeps one idempotency record per call; a page reads about a page.
   const writes = ["create_note_tab", "slide_add", "add_note_source", "slide_update_20", "slide_update_500", "rows_append_100", "rows_append_5000"];
   expect(report.costs.map((c) => c.id)).toEqual(["list_note_tabs", ...writes, ...sheets, ...attachments]);
@@ -120,6 +136,7 @@ it("runs every workload against the baseline in one run, without errors", async 
   for (const row of report.rows) expect(markdown).toContain(`| ${row.name} |`);
   expect(markdown).toContain("## Goals (issue 5, issue 12's cost law, issue 13's live sockets)");
   expect(markdown).toContain("## Writes with open live sockets");
+  expect(markdown).toContain("## One Note's write ceiling");
   // Issue 12's cost law is judged on every run, quick or not: the rows come from the cost table.
   expect(report.goals.filter((g) => g.goal.startsWith("6. ")).map((g) => g.met !== null)).toEqual([true, true, true, true]);
   // A bound, not a timing: 2 to 3 minutes on a shared machine under other test suites' load (the live sockets' slices add about 20 s).

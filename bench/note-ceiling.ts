@@ -1,0 +1,170 @@
+/**
+ * One Note's write ceiling: the most committed writes a second one Note takes
+ * from 1 writer and from 8, each an agent running the documented retry loop.
+ * Writer i corrects slide i of one 20-slide deck (`slide_update`) with a fresh
+ * idempotency key per intent; on `version_conflict` it re-reads the Note
+ * (`list_note_tabs`) and resends the same call, same key, with the version it
+ * read. A third row runs the loop the README also documents: when the
+ * conflict's `changes` are complete and none touched the writer's slide, it
+ * resends at the conflict's `current_version` without re-reading. Every
+ * answer counts: commits, conflicts, re-reads; and the Worker's CPU per
+ * commit, which bounds the rate (one object runs one Note's calls one at a time).
+ */
+import type autocannon from "autocannon";
+import type { BenchServer } from "./bench-server.js";
+import { createDeckNote } from "./fixtures.js";
+import { errorCount, runLoad } from "./load.js";
+import { callTool, isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
+import type { BenchOptions } from "./options.js";
+import { busiestThreads, sampleCpu } from "./process-cpu.js";
+import type { WorkloadContext } from "./workloads.js";
+
+/** How a writer answers a conflict: always re-read, or re-read only when the conflict's changes say it must. */
+export type Retry = "reread" | "changes";
+
+export const CEILING_RUNS: readonly { writers: number; retry: Retry }[] = [
+  { writers: 1, retry: "reread" },
+  { writers: 8, retry: "reread" },
+  { writers: 8, retry: "changes" },
+];
+
+export interface CeilingRow {
+  writers: number;
+  retry: Retry;
+  seconds: number;
+  /** Writes that committed (each intent once: a resent key that replays is not counted twice). */
+  commits: number;
+  commitsPerSecond: number;
+  /** Writes refused with version_conflict, and the re-reads they caused. */
+  conflicts: number;
+  rereads: number;
+  /** Any other failure: a non-2xx, a socket error, an MCP error that is not a conflict, a replay. */
+  errors: number;
+  firstFailure?: string;
+  /** Calls of each writer, latency of all calls, ms. */
+  p50: number;
+  p99: number;
+  /** The Worker's workerd CPU per commit, ms (conflicts and re-reads included: that is what a commit costs). */
+  workerCpuMsPerCommit: number;
+  /** The Worker's busiest thread (JavaScript, the Note's object included) over the run: 1.00 is a whole core. */
+  workerThreadCores: number;
+}
+
+const isConflict = (body: string): boolean => body.includes("version_conflict");
+
+interface Writer {
+  mode: "write" | "read";
+  version: number;
+  key: string;
+  intent: number;
+}
+
+interface Conflict {
+  current_version?: number;
+  changes?: { slide_ids?: string[]; ids_omitted?: number }[];
+  changes_complete?: boolean;
+}
+
+/** The version to resend at without re-reading, when the conflict's changes are all known and none touched `slideId`; else null. */
+function retryAt(body: string, slideId: string): number | null {
+  // A tool error is its text: `{"error": {…}}`.
+  const parsed = JSON.parse(body) as { result?: { content?: { text?: string }[] } };
+  const conflict = (JSON.parse(parsed.result?.content?.[0]?.text ?? "{}") as { error?: Conflict }).error;
+  if (conflict?.current_version === undefined || conflict.changes_complete !== true) return null;
+  const touched = (conflict.changes ?? []).some((change) => change.ids_omitted !== undefined || change.slide_ids === undefined || change.slide_ids.includes(slideId));
+  return touched ? null : conflict.current_version;
+}
+
+/** The request one run's connections share: connection i is writer i, on slide i. */
+function writersRequest(ctx: WorkloadContext, noteId: string, tabId: string, slideIds: readonly string[], run: string, start: number, retry: Retry, tally: CeilingRow): autocannon.Request {
+  // autocannon clears a connection's context after each pass over its requests: the writers live here, by slot.
+  const writers: Writer[] = [];
+  const headers = mcpHeaders(ctx.agentToken);
+  return {
+    method: "POST",
+    path: MCP_PATH,
+    headers,
+    slot: { writer: -1 },
+    setupRequest: (request, context) => {
+      const slot = request.slot as { writer: number };
+      if (slot.writer < 0) {
+        slot.writer = writers.length;
+        writers.push({ mode: "write", version: start, key: `${run}-w${slot.writer}-0`, intent: 0 });
+      }
+      const writer = writers[slot.writer] as Writer;
+      context.writer = writer;
+      const slideId = slideIds[slot.writer % slideIds.length] as string;
+      context.slideId = slideId;
+      request.body =
+        writer.mode === "read"
+          ? toolCallBody("list_note_tabs", { note_id: noteId })
+          : toolCallBody("edit_note_tab", {
+              note_id: noteId,
+              expected_version: writer.version,
+              idempotency_key: writer.key,
+              tab_id: tabId,
+              operation: "slide_update",
+              slide_id: slideId,
+              body: `Corrected by writer ${slot.writer}, intent ${writer.intent}.`,
+            });
+      return request;
+    },
+    onResponse: (status, body, context) => {
+      const writer = context.writer as Writer | undefined;
+      if (writer === undefined || status !== 200) return;
+      const version = versionIn(body);
+      if (writer.mode === "read") {
+        tally.rereads += 1;
+        if (version !== null) writer.version = version;
+        writer.mode = "write";
+      } else if (isConflict(body)) {
+        tally.conflicts += 1;
+        const at = retry === "changes" ? retryAt(body, context.slideId as string) : null;
+        if (at === null) writer.mode = "read";
+        else writer.version = at;
+      } else if (isCommittedWrite(body)) {
+        tally.commits += 1;
+        if (version !== null) writer.version = version;
+        writer.intent += 1;
+        writer.key = writer.key.replace(/-\d+$/, `-${writer.intent}`);
+      }
+    },
+  };
+}
+
+/** A response the loop expects: a commit, a conflict, or a re-read's answer. */
+const expected = (body: string): boolean => isCommittedWrite(body) || isConflict(body) || (body.includes('"tabs"') && !isMcpError(body));
+
+export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContext, options: BenchOptions): Promise<CeilingRow[]> {
+  const rows: CeilingRow[] = [];
+  for (const { writers, retry } of CEILING_RUNS) {
+    options.signal?.throwIfAborted();
+    // A Note of its own per row, so one row's history does not weigh on the next.
+    const deck = await createDeckNote(ctx.api, `ceiling-${writers}-${retry}`);
+    const run = async (durationSec: number, label: string): Promise<{ row: CeilingRow; cpu: number; cores: number }> => {
+      const { version } = await callTool<{ version: number }>(ctx.origin, ctx.agentToken, "list_note_tabs", { note_id: deck.noteId });
+      const tally: CeilingRow = { writers, retry, seconds: 0, commits: 0, commitsPerSecond: 0, conflicts: 0, rereads: 0, errors: 0, p50: 0, p99: 0, workerCpuMsPerCommit: 0, workerThreadCores: 0 };
+      const request = writersRequest(ctx, deck.noteId, deck.tabId, deck.slideIds, `ceiling-${writers}-${retry}-${label}`, version, retry, tally);
+      const before = sampleCpu(bench.server.pid);
+      const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, requests: [request], accept: expected, signal: options.signal });
+      const after = sampleCpu(bench.server.pid);
+      const worker = [...after.processes].find(([name]) => name === "workerd (Worker)");
+      const cpu = worker === undefined ? 0 : worker[1] - (before.processes.get(worker[0]) ?? 0);
+      const threads = busiestThreads(before, after, result.seconds);
+      Object.assign(tally, { seconds: result.seconds, errors: errorCount(result), p50: result.p50, p99: result.p99 });
+      if (result.firstFailure !== undefined) tally.firstFailure = result.firstFailure;
+      return { row: tally, cpu, cores: threads["workerd (Worker)"] ?? 0 };
+    };
+    await run(options.warmupSec, "warm");
+    const { row, cpu, cores } = await run(options.durationSec, "timed");
+    row.commitsPerSecond = row.seconds > 0 ? row.commits / row.seconds : 0;
+    row.workerCpuMsPerCommit = row.commits > 0 ? (cpu * 1000) / row.commits : 0;
+    row.workerThreadCores = cores;
+    options.log(
+      `[bench] one Note, ${writers} writer(s), ${retry === "reread" ? "re-read on conflict" : "re-read only if the changes touched the slide"}: ${Math.round(row.commitsPerSecond)} commits/s, ${row.conflicts} conflicts, ${row.rereads} re-reads, ` +
+        `${row.workerCpuMsPerCommit.toFixed(2)} ms Worker CPU a commit${row.errors > 0 ? `, ${row.errors} ERRORS (${row.firstFailure ?? "?"})` : ""}`,
+    );
+    rows.push(row);
+  }
+  return rows;
+}
