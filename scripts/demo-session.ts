@@ -12,13 +12,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { z } from "zod";
-import { inputs, outputs } from "../src/mcp/schemas.js";
+import { inputs, outputSchemas, type Outputs } from "../src/mcp/schemas.js";
 import { DECK } from "./lib/deck.js";
 import { DEMO_NOTE_ID } from "./local-server.js";
 
-type ToolName = keyof typeof outputs;
+type ToolName = keyof Outputs;
 /** A tool's `structuredContent`, as its declared output schema describes it. */
-export type ToolOutput<N extends ToolName> = z.output<(typeof outputs)[N]>;
+export type ToolOutput<N extends ToolName> = z.output<Outputs[N]>;
 /** A tool's arguments, as its input schema takes them. */
 export type ToolArguments<N extends ToolName> = z.input<(typeof inputs)[N]>;
 
@@ -266,7 +266,7 @@ async function callTool<N extends ToolName>(client: Client, log: (line: string) 
     throw new ToolCallError(name, error);
   }
   // The client already checked structuredContent against the declared schema; parsing again types it.
-  const parsed = outputs[name].safeParse(result.structuredContent);
+  const parsed = outputSchemas()[name].safeParse(result.structuredContent);
   if (!parsed.success) throw new Error(`${name}: structuredContent does not match its output schema: ${parsed.error.message}`);
   const value = parsed.data as ToolOutput<N>;
   log(`← ${answerSummary(name, value)}`);

@@ -167,103 +167,116 @@ export const inputs = {
   }),
 } as const;
 
-const tabType = z.enum(["markdown", "files", "sources", "slides", "sheet"]);
+/**
+ * Each tool's output schema, built on first use: only tools/list needs them
+ * (as JSON Schema), so an isolate that serves tool calls never constructs them.
+ */
+export function outputSchemas(): Outputs {
+  return (builtOutputs ??= buildOutputs());
+}
 
-const tabSummary = z.object({
-  id: z.string(),
-  type: tabType,
-  label: z.string(),
-  position: z.int(),
-  slide_count: z.int().optional(),
-  row_count: z.int().optional(),
-  column_count: z.int().optional(),
-});
+export type Outputs = ReturnType<typeof buildOutputs>;
+let builtOutputs: Outputs | undefined;
 
-const cells = z.record(z.string(), z.union([z.string(), z.number()]));
+function buildOutputs() {
+  const tabType = z.enum(["markdown", "files", "sources", "slides", "sheet"]);
 
-const changeEntry = z.object({
-  version: z.int(),
-  at: z.string(),
-  actor: z.union([
-    z.object({ kind: z.literal("person"), user: z.string() }),
-    z.object({ kind: z.literal("agent"), user: z.string(), client_id: z.string(), client_name: z.string().nullable() }),
-  ]),
-  operation: z.string(),
-  ids_omitted: z.int().optional(),
-  tab_id: z.string().optional(),
-  slide_ids: z.array(z.string()).optional(),
-  row_ids: z.array(z.string()).optional(),
-  source_id: z.string().optional(),
-  file_id: z.string().optional(),
-  member: z.string().optional(),
-});
-
-const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
-
-export const outputs = {
-  list_notes: z.object({
-    notes: z.array(z.object({ note_id: z.string(), title: z.string() })),
-    next_cursor: z.string().nullable(),
-  }),
-  list_note_tabs: z.object({ note_id: z.string(), title: z.string(), version: z.int(), tabs: z.array(tabSummary) }),
-  read_note_tab: z.object({
-    note_id: z.string(),
-    version: z.int(),
-    tab: tabSummary,
-    slides: z.array(z.object({ id: z.string(), index: z.int(), title: z.string(), body: z.string(), notes: z.string() })).optional(),
-    columns: z.array(z.string()).optional(),
-    rows: z.array(z.object({ id: z.string(), index: z.int(), cells })).optional(),
-    next_cursor: z.string().nullable().optional(),
-    text: z.string().optional(),
-  }),
-  create_note_tab: z.object({
-    ...writeResult,
-    tab_id: z.string(),
-    tab_type: z.enum(["slides", "sheet"]),
+  const tabSummary = z.object({
+    id: z.string(),
+    type: tabType,
     label: z.string(),
     position: z.int(),
     slide_count: z.int().optional(),
-    slide_ids: z.array(z.string()).optional(),
-    columns: z.array(z.string()).optional(),
     row_count: z.int().optional(),
-    row_ids: z.array(z.string()).optional(),
-  }),
-  edit_note_tab: z.object({
-    ...writeResult,
-    tab_id: z.string(),
-    operation: z.enum(AGENT_EDITS).optional(),
-    slides_added: z.int().optional(),
-    slide_ids: z.array(z.string()).optional(),
-    slide_count: z.int().optional(),
-    row_ids: z.array(z.string()).optional(),
-    row_count: z.int().optional(),
-    columns: z.array(z.string()).optional(),
-  }),
-  add_note_source: z.object({
-    ...writeResult,
-    source_id: z.string(),
-    title: z.string(),
-    url: z.string(),
-    normalized_url: z.string(),
-    already_attached: z.boolean(),
-  }),
-  list_note_attachments: z.object({
-    note_id: z.string(),
-    kind: z.enum(["sources", "files"]),
-    items: z.union([
-      z.array(z.object({ id: z.string(), title: z.string(), url: z.string(), description: z.string(), added_at: z.string() })),
-      z.array(z.object({ id: z.string(), name: z.string(), media_type: z.string(), size_bytes: z.int(), added_at: z.string() })),
-    ]),
-    next_cursor: z.string().nullable(),
-  }),
-  list_note_changes: z.object({
-    note_id: z.string(),
+    column_count: z.int().optional(),
+  });
+
+  const cells = z.record(z.string(), z.union([z.string(), z.number()]));
+
+  const changeEntry = z.object({
     version: z.int(),
-    oldest_version: z.int().nullable(),
-    changes: z.array(changeEntry),
-    next_since_version: z.int().nullable(),
-  }),
-} as const;
+    at: z.string(),
+    actor: z.union([
+      z.object({ kind: z.literal("person"), user: z.string() }),
+      z.object({ kind: z.literal("agent"), user: z.string(), client_id: z.string(), client_name: z.string().nullable() }),
+    ]),
+    operation: z.string(),
+    ids_omitted: z.int().optional(),
+    tab_id: z.string().optional(),
+    slide_ids: z.array(z.string()).optional(),
+    row_ids: z.array(z.string()).optional(),
+    source_id: z.string().optional(),
+    file_id: z.string().optional(),
+    member: z.string().optional(),
+  });
+
+  const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
+
+  return {
+    list_notes: z.object({
+      notes: z.array(z.object({ note_id: z.string(), title: z.string() })),
+      next_cursor: z.string().nullable(),
+    }),
+    list_note_tabs: z.object({ note_id: z.string(), title: z.string(), version: z.int(), tabs: z.array(tabSummary) }),
+    read_note_tab: z.object({
+      note_id: z.string(),
+      version: z.int(),
+      tab: tabSummary,
+      slides: z.array(z.object({ id: z.string(), index: z.int(), title: z.string(), body: z.string(), notes: z.string() })).optional(),
+      columns: z.array(z.string()).optional(),
+      rows: z.array(z.object({ id: z.string(), index: z.int(), cells })).optional(),
+      next_cursor: z.string().nullable().optional(),
+      text: z.string().optional(),
+    }),
+    create_note_tab: z.object({
+      ...writeResult,
+      tab_id: z.string(),
+      tab_type: z.enum(["slides", "sheet"]),
+      label: z.string(),
+      position: z.int(),
+      slide_count: z.int().optional(),
+      slide_ids: z.array(z.string()).optional(),
+      columns: z.array(z.string()).optional(),
+      row_count: z.int().optional(),
+      row_ids: z.array(z.string()).optional(),
+    }),
+    edit_note_tab: z.object({
+      ...writeResult,
+      tab_id: z.string(),
+      operation: z.enum(AGENT_EDITS).optional(),
+      slides_added: z.int().optional(),
+      slide_ids: z.array(z.string()).optional(),
+      slide_count: z.int().optional(),
+      row_ids: z.array(z.string()).optional(),
+      row_count: z.int().optional(),
+      columns: z.array(z.string()).optional(),
+    }),
+    add_note_source: z.object({
+      ...writeResult,
+      source_id: z.string(),
+      title: z.string(),
+      url: z.string(),
+      normalized_url: z.string(),
+      already_attached: z.boolean(),
+    }),
+    list_note_attachments: z.object({
+      note_id: z.string(),
+      kind: z.enum(["sources", "files"]),
+      items: z.union([
+        z.array(z.object({ id: z.string(), title: z.string(), url: z.string(), description: z.string(), added_at: z.string() })),
+        z.array(z.object({ id: z.string(), name: z.string(), media_type: z.string(), size_bytes: z.int(), added_at: z.string() })),
+      ]),
+      next_cursor: z.string().nullable(),
+    }),
+    list_note_changes: z.object({
+      note_id: z.string(),
+      version: z.int(),
+      oldest_version: z.int().nullable(),
+      changes: z.array(changeEntry),
+      next_since_version: z.int().nullable(),
+    }),
+  } as const;
+}
 
 export type ToolName = keyof typeof inputs;
 
@@ -274,7 +287,7 @@ export interface NoteList {
   next_cursor: string | null;
 }
 
-/** Each tool's answer in the domain's own types: what `outputs` must declare, no more and no less. */
+/** Each tool's answer in the domain's own types: what its output schema must declare, no more and no less. */
 interface ToolOutputs {
   list_notes: NoteList;
   list_note_tabs: Output<"list_tabs">;
@@ -319,4 +332,4 @@ type Simplify<T> = { [K in keyof T]: T[K] };
   add_note_source: true,
   list_note_attachments: true,
   list_note_changes: true,
-}) satisfies { [K in ToolName]: Same<z.output<(typeof outputs)[K]>, Flat<ToolOutputs[K]>> };
+}) satisfies { [K in ToolName]: Same<z.output<Outputs[K]>, Flat<ToolOutputs[K]>> };

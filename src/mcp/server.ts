@@ -35,7 +35,7 @@ import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
 import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
-import { inputs, noteId, outputs, type NoteList } from "./schemas.js";
+import { inputs, noteId, outputSchemas, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
 /** A list_notes query, valid by its schema (the cursor is checked where it is decoded). */
@@ -81,10 +81,19 @@ const INSTRUCTIONS =
   "Every edit names its tab by exact ID, carries expected_version from a fresh list, and an idempotency_key that names the intent: " +
   "resend a lost call unchanged (same key) to get its first result.";
 
-/** The tools/list answers, built once per isolate: as they are, and declaring the deck preview (MCP Apps). */
-const TOOL_LIST: Tool[] = TOOLS.map(describe);
-const TOOL_LIST_WITH_UI: Tool[] = TOOL_LIST.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool));
-
+/**
+ * The tools/list answers, as they are and declaring the deck preview (MCP
+ * Apps): built at an isolate's first tools/list, not at its start (their JSON
+ * Schemas cost milliseconds, and most isolates only ever serve tool calls).
+ */
+function toolLists(): { plain: Tool[]; withUi: Tool[] } {
+  if (builtLists === undefined) {
+    const plain = TOOLS.map(describe);
+    builtLists = { plain, withUi: plain.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool)) };
+  }
+  return builtLists;
+}
+let builtLists: { plain: Tool[]; withUi: Tool[] } | undefined;
 
 /**
  * Whether to declare the deck preview to this request's client. A 2026-07-28
@@ -104,7 +113,7 @@ function describe(tool: ToolDefinition): Tool {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(inputs[tool.name], "input") as Tool["inputSchema"],
-    outputSchema: jsonSchema(outputs[tool.name], "output") as Tool["outputSchema"],
+    outputSchema: jsonSchema(outputSchemas()[tool.name], "output") as Tool["outputSchema"],
     annotations: tool.readOnly
       ? { title: tool.title, readOnlyHint: true, openWorldHint: false }
       : { title: tool.title, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -140,7 +149,7 @@ const CAPABILITIES = { tools: {}, resources: {}, extensions: { [UI_EXTENSION_ID]
 /** A fresh server for one stateless exchange, of either revision. */
 export function createMcpServer({ principal, gateway, hooks = NO_HOOKS, notePage }: McpExchange): Server {
   const server = new ConnectorServer(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
-  server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: declaresUi(ctx.mcpReq.envelope) ? TOOL_LIST_WITH_UI : TOOL_LIST }));
+  server.setRequestHandler("tools/list", (_request, ctx) => ({ tools: toolLists()[declaresUi(ctx.mcpReq.envelope) ? "withUi" : "plain"] }));
   server.setRequestHandler("resources/list", () => ({ resources: [deckPreviewResource] }));
   server.setRequestHandler("resources/read", (request) => {
     const read = readDeckPreview(request.params.uri);
