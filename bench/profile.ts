@@ -7,11 +7,14 @@
  * check startup` on the same bundle. Bounded in time; stops its server.
  *
  *   npm run bench:profile                      # the ladder and the two goal tools, 3 s each
- *   npm run bench:profile -- list_note_tabs    # one workload
+ *   npm run bench:profile -- list_note_tabs    # one workload (and startup)
+ *   npm run bench:profile -- startup           # startup only
  *   npm run bench:profile -- --seconds 6 --top 30
+ *   npm run bench:profile -- --cpu-only baseline list_note_tabs   # CPU a call and rate, no profile (for an A/B)
+ *   npm run bench:profile -- --save /tmp/profiles create_note_tab  # also writes each .cpuprofile (and the bundle's map) for DevTools
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -35,6 +38,10 @@ const option = (name: string, fallback: number): number => {
 const seconds = option("--seconds", 3);
 const top = option("--top", 15);
 const startups = option("--startups", 5);
+const saveAt = args.indexOf("--save");
+const saveDir = saveAt < 0 ? undefined : args.splice(saveAt, 2)[1];
+const cpuOnly = args.includes("--cpu-only");
+if (cpuOnly) args.splice(args.indexOf("--cpu-only"), 1);
 const CONNECTIONS = 16;
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
@@ -58,7 +65,7 @@ try {
     createNoteTab(ctx),
   ];
   const chosen = args.length === 0 ? all : all.filter((w) => args.includes(w.id));
-  if (chosen.length === 0) throw new Error(`no such workload: ${args.join(" ")} (one of ${all.map((w) => w.id).join(", ")})`);
+  if (chosen.length === 0 && !args.includes("startup")) throw new Error(`no such workload: ${args.join(" ")} (one of ${all.map((w) => w.id).join(", ")}, or startup)`);
   const inspector = await server.inspectorUrl();
   const isBundle = (url: string): boolean => url.endsWith(server.bundlePath.split("/").at(-1) ?? "\0");
 
@@ -72,6 +79,7 @@ try {
     const plain = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec: seconds, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
     const cpu = cpuPerRequest(before, sampleCpu(server.pid), plain.responses)["workerd (Worker)"] ?? NaN;
     console.log(`\n# ${workload.id}: ${Math.round(plain.throughput)} calls/s, Worker CPU ${cpu.toFixed(3)} ms a call (unprofiled)`);
+    if (cpuOnly) continue;
     await workload.provision?.(Math.ceil(seconds * 3_000));
     let calls = 0;
     const profile = await profileWhile(inspector, async () => {
@@ -80,33 +88,42 @@ try {
       if (result.non2xx + result.mcpErrors + result.socketErrors > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
     });
     print(`${workload.id}: ${calls} calls in ${seconds} s`, summarize(profile, source, isBundle), calls);
+    if (saveDir !== undefined) {
+      await mkdir(saveDir, { recursive: true });
+      await writeFile(join(saveDir, `${workload.id}.cpuprofile`), JSON.stringify(profile));
+      await copyFile(`${server.bundlePath}.map`, join(saveDir, "bundle.js.map"));
+    }
   }
 } finally {
   await bench.close();
 }
 
+if (!cpuOnly) await profileStartup();
+
 // Startup: the production Worker's module evaluation (wrangler.toml's main, as deployed), as `wrangler check startup` profiles it.
-const dir = await mkdtemp(join(tmpdir(), "startup-"));
-try {
-  const out = join(dir, "out");
-  const bundle = join(dir, "worker.bundle");
-  await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--outfile", bundle], { cwd: ROOT, env: quiet, signal: stop.signal, maxBuffer: 16 * 2 ** 20 });
-  const script = join(out, "index.js");
-  const source = sourcesOf(script, ROOT);
-  const summaries: ProfileSummary[] = [];
-  for (let i = 0; i < startups; i++) {
-    const outfile = join(dir, `startup-${i}.cpuprofile`);
-    await run("npx", ["wrangler", "check", "startup", "--worker", bundle, "--outfile", outfile], { cwd: ROOT, env: quiet, signal: stop.signal });
-    const profile = JSON.parse(await readFile(outfile, "utf8")) as CpuProfile;
-    summaries.push(summarize(profile, source, (url) => url.endsWith("index.js")));
+async function profileStartup(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "startup-"));
+  try {
+    const out = join(dir, "out");
+    const bundle = join(dir, "worker.bundle");
+    await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--outfile", bundle], { cwd: ROOT, env: quiet, signal: stop.signal, maxBuffer: 16 * 2 ** 20 });
+    const script = join(out, "index.js");
+    const source = sourcesOf(script, ROOT);
+    const summaries: ProfileSummary[] = [];
+    for (let i = 0; i < startups; i++) {
+      const outfile = join(dir, `startup-${i}.cpuprofile`);
+      await run("npx", ["wrangler", "check", "startup", "--worker", bundle, "--outfile", outfile], { cwd: ROOT, env: quiet, signal: stop.signal });
+      const profile = JSON.parse(await readFile(outfile, "utf8")) as CpuProfile;
+      summaries.push(summarize(profile, source, (url) => url.endsWith("index.js")));
+    }
+    summaries.sort((a, b) => a.busyMs - b.busyMs);
+    const median = summaries[Math.floor(summaries.length / 2)] as ProfileSummary;
+    const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
+    const title = `startup, the production bundle (${kib((await stat(script)).size)}): median of ${startups} (${summaries.map((s) => s.busyMs.toFixed(0)).join(", ")} ms)`;
+    print(title, median, 1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  summaries.sort((a, b) => a.busyMs - b.busyMs);
-  const median = summaries[Math.floor(summaries.length / 2)] as ProfileSummary;
-  const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
-  const title = `startup, the production bundle (${kib((await stat(script)).size)}): median of ${startups} (${summaries.map((s) => s.busyMs.toFixed(0)).join(", ")} ms)`;
-  print(title, median, 1);
-} finally {
-  await rm(dir, { recursive: true, force: true });
 }
 
 function print(title: string, summary: ProfileSummary, calls: number): void {

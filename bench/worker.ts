@@ -14,6 +14,17 @@ import type { NoteStats } from "./note-stats.js";
 
 export { DirectoryObject } from "../src/storage/directory-object.js";
 
+/**
+ * The request log's sink. Deployed, each line (src/http/request-log.ts) goes
+ * to Workers Logs: the runtime serializes its arguments for the request's
+ * trace. Miniflare's workerd formats each line and writes it to a stdout
+ * pipe on the Worker's thread instead, which cost 0.15 to 0.25 ms a line
+ * here (docs/performance.md, "Making a call cheap"): as much as the object
+ * call the baseline makes. So the bench Worker serializes each line as a log
+ * would, and drops it. console.error still reaches the bench (its error lines).
+ */
+console.log = (...args: unknown[]): void => void JSON.stringify(args);
+
 /** The production Note object, plus what the bench measures and sets up with. */
 export class NoteObject extends ProductionNoteObject {
   /** The cheapest call an object can answer: the baseline. */
