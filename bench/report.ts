@@ -236,7 +236,7 @@ function runtimeName(report: BenchReport): string {
 
 const CPU_TEXT = {
   miniflare:
-    "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. On Miniflare one workerd runs the Worker and its Durable Objects, as in production; Miniflare's own Node side (it reads and drops the Worker's log lines) runs in the bench's process, with the load generator, on the same machine.",
+    "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. On Miniflare one workerd runs the Worker and its Durable Objects, as in production (the bench Worker serializes each request's log line as a log sink would and drops it, bench/worker.ts); Miniflare's own Node side runs in the bench's process, with the load generator, on the same machine.",
   wrangler:
     "CPU time (utime + stime from /proc) each process used during the timed run, divided by the responses. wrangler dev puts a proxy workerd in front of the Worker's workerd, and wrangler's Node process logs every request; \"other\" is esbuild and npm under wrangler. The load generator runs on the same machine.",
 } as const;
