@@ -12,7 +12,7 @@ import WebSocket from "ws";
 
 /** The parts of a DevTools `Profiler.Profile` this reads. */
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -69,7 +69,7 @@ export function sourcesOf(bundlePath: string, root: string): SourceOf {
  */
 export function summarize(profile: CpuProfile, source: SourceOf, bundleUrl: (url: string) => boolean): ProfileSummary {
   const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of (node as { children?: number[] }).children ?? []) parents.set(child, node.id);
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
   const frames = new Map<number, { owner: string; name: string }>();
   for (const node of profile.nodes) {
     const frame = node.callFrame;

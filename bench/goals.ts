@@ -1,4 +1,4 @@
-/** The goals of issue 5, and issue 12's cost law for slides and Sheet rows, checked against one run's figures. */
+/** The goals of issue 5 (goal 1's targets as issue 15 set them on Miniflare), issue 12's cost law for slides and Sheet rows, and issue 13's live sockets, checked against one run's figures. */
 import type { BenchReport, LoadRow, MemoryReading } from "./run-bench.js";
 import { PAGE_LIMIT } from "./fixtures.js";
 
@@ -16,11 +16,21 @@ export const ROWS_PER_PAGE_ALLOWED = Math.round(PAGE_LIMIT * 1.2);
 const fmt = (n: number, digits = 2): string => n.toFixed(digits);
 const signed = (mb: number): string => `${mb >= 0 ? "+" : ""}${mb.toFixed(1)}`;
 const int = (n: number): string => n.toLocaleString("en-US");
-/** Total CPU per request of `a` over that of `b`: what the throughput ratio would be if CPU were all that limits it. */
+/** The Worker's CPU per request of `a` over that of `b`: what the throughput ratio would be if the Worker's CPU were all that limits it. */
 function cpuRatio(a: LoadRow | undefined, b: LoadRow | undefined): number | null {
-  const all = (r: LoadRow | undefined): number => Object.values(r?.cpuMsPerRequest ?? {}).reduce((x, y) => x + y, 0);
-  return a === undefined || b === undefined || all(b) === 0 ? null : all(a) / all(b);
+  const worker = (r: LoadRow | undefined): number => r?.cpuMsPerRequest["workerd (Worker)"] ?? 0;
+  return a === undefined || b === undefined || worker(b) === 0 ? null : worker(a) / worker(b);
 }
+
+/**
+ * Goal 1's targets. Issue 5 set them under wrangler dev, whose proxy and logging
+ * cost every call the same fixed time and so flatter every ratio; issue 15 set
+ * them for Miniflare directly, where the baseline runs three to five times as fast.
+ */
+const CALL_TARGETS = {
+  miniflare: { list: 0.6, create: 0.45, stretch: " (stretch 0.8×)" },
+  wrangler: { list: 0.8, create: 0.6, stretch: "" },
+} as const;
 
 const rate = (row: LoadRow | undefined): string => (row === undefined ? "–" : `${Math.round(row.result.throughput)} req/s`);
 const clean = (row: LoadRow | undefined): boolean => row !== undefined && row.result.non2xx + row.result.mcpErrors + row.result.socketErrors === 0;
@@ -30,11 +40,12 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
   const cost = (id: string) => report.costs.find((c) => c.id === id);
   const goals: GoalResult[] = [];
 
-  for (const [id, pairId, label, target] of [
-    ["list_note_tabs", "list_note_tabs_vs_baseline", "list_note_tabs on one Note", 0.8],
-    ["list_note_tabs_2026", "list_note_tabs_2026_vs_baseline", "list_note_tabs on one Note, MCP 2026-07-28", 0.8],
-    ["create_note_tab", "create_note_tab_vs_baseline", "create_note_tab (20 slides), one Note per connection", 0.6],
-    ["create_note_tab_2026", "create_note_tab_2026_vs_baseline", "create_note_tab (20 slides), one Note per connection, MCP 2026-07-28", 0.6],
+  const targets = CALL_TARGETS[report.runtime];
+  for (const [id, pairId, label, target, stretch] of [
+    ["list_note_tabs", "list_note_tabs_vs_baseline", "list_note_tabs on one Note", targets.list, targets.stretch],
+    ["list_note_tabs_2026", "list_note_tabs_2026_vs_baseline", "list_note_tabs on one Note, MCP 2026-07-28", targets.list, targets.stretch],
+    ["create_note_tab", "create_note_tab_vs_baseline", "create_note_tab (20 slides), one Note per connection", targets.create, ""],
+    ["create_note_tab_2026", "create_note_tab_2026_vs_baseline", "create_note_tab (20 slides), one Note per connection, MCP 2026-07-28", targets.create, ""],
   ] as const) {
     const r = row(id);
     const pair = report.paired.find((p) => p.id === pairId);
@@ -42,11 +53,11 @@ export function evaluateGoals(report: Omit<BenchReport, "goals">): GoalResult[] 
     const separate = r?.ratio ?? null;
     goals.push({
       goal: `1. ${label} vs the baseline's throughput`,
-      target: `≥ ${target}×`,
+      target: `≥ ${target}×${stretch}`,
       measured:
         pair === undefined
           ? "–"
-          : `${fmt(pair.ratio)}× paired (${Math.round(pair.aThroughput)} → ${Math.round(pair.bThroughput)} req/s); separate runs ${separate === null ? "–" : fmt(separate)}×; CPU per call ${cpu === null ? "–" : fmt(cpu)}×`,
+          : `${fmt(pair.ratio)}× paired (${Math.round(pair.aThroughput)} → ${Math.round(pair.bThroughput)} req/s); separate runs ${separate === null ? "–" : fmt(separate)}×; the Worker's CPU per call ${cpu === null ? "–" : fmt(cpu)}× the baseline's`,
       met: pair === undefined ? null : pair.ratio >= target && pair.errors === 0 && clean(r),
     });
   }

@@ -313,7 +313,7 @@ export function markdownReport(report: BenchReport): string {
           sweepTable(report),
           "",
         ]),
-    "## Goals (issue 5, issue 12's cost law, issue 13's live sockets)",
+    "## Goals (issue 5, issue 12's cost law, issue 13's live sockets, issue 15's targets on Miniflare)",
     "",
     goalsTable(report),
     "",

@@ -134,7 +134,7 @@ it("runs every workload against the baseline in one run, without errors", async 
 
   const markdown = markdownReport(report);
   for (const row of report.rows) expect(markdown).toContain(`| ${row.name} |`);
-  expect(markdown).toContain("## Goals (issue 5, issue 12's cost law, issue 13's live sockets)");
+  expect(markdown).toContain("## Goals (issue 5, issue 12's cost law, issue 13's live sockets, issue 15's targets on Miniflare)");
   expect(markdown).toContain("## Writes with open live sockets");
   expect(markdown).toContain("## One Note's write ceiling");
   // Issue 12's cost law is judged on every run, quick or not: the rows come from the cost table.
