@@ -33,9 +33,9 @@ export interface BenchServer {
   api: PersonApi;
   /** What the server printed that bears on the figures: reloads (wrangler dev: a watched file changed mid-run) and error lines. */
   events(): ServerEvents;
-  /** The port of the Worker's DevTools inspector (127.0.0.1). */
-  inspectorPort: number;
-  /** The Worker's JavaScript heap after a full collection; null if the inspector did not answer (why goes to `events().errorLines`). */
+  /** The Worker's DevTools WebSocket; throws for a server started without an inspector. */
+  inspectorUrl(): Promise<string>;
+  /** The Worker's JavaScript heap after a full collection; null without an inspector, or if it did not answer (why goes to `events().errorLines`). */
   heap(): Promise<HeapUsage | null>;
   close(): Promise<void>;
 }
@@ -47,8 +47,22 @@ export interface ServerEvents {
   errorLines: string[];
 }
 
-export async function startBenchServer(options: { runtime?: BenchRuntime; vars?: Record<string, string>; signal?: AbortSignal } = {}): Promise<BenchServer> {
+export interface BenchServerOptions {
+  runtime?: BenchRuntime;
+  vars?: Record<string, string>;
+  /**
+   * The Worker's DevTools inspector (default: on), for heap readings and
+   * profiles. Production has none, and an open one makes every console.log
+   * cost the Worker a captured stack: the timed runs' server goes without.
+   * wrangler dev always opens one.
+   */
+  inspector?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function startBenchServer(options: BenchServerOptions = {}): Promise<BenchServer> {
   const runtime = options.runtime ?? "miniflare";
+  const inspector = runtime === "wrangler" || options.inspector !== false;
   const persistTo = await tempPersistDir();
   let server: LocalServer | undefined;
   let ready = false;
@@ -65,7 +79,7 @@ export async function startBenchServer(options: { runtime?: BenchRuntime; vars?:
     await removeDir(persistTo);
   };
   try {
-    const inspectorPort = await freePort();
+    const inspectorPort = inspector ? await freePort() : undefined;
     const port = await freePort();
     let inspectorUrl: () => Promise<string>;
     if (runtime === "miniflare") {
@@ -85,6 +99,7 @@ export async function startBenchServer(options: { runtime?: BenchRuntime; vars?:
     const probe = await fetch(`${origin}/bench/baseline`);
     if ((await probe.text()) !== "ok") throw new Error(`GET /bench/baseline answered HTTP ${probe.status}: is ${BENCH_ENTRY} the Worker the server runs?`);
     const heap = async (): Promise<HeapUsage | null> => {
+      if (!inspector) return null;
       try {
         return await workerHeap(await inspectorUrl());
       } catch (error) {
@@ -92,7 +107,7 @@ export async function startBenchServer(options: { runtime?: BenchRuntime; vars?:
         return null;
       }
     };
-    return { runtime, server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), inspectorPort, heap, close };
+    return { runtime, server, origin, agentToken: agent.access_token, api, events: () => ({ reloads: events.reloads, errorLines: [...events.errorLines] }), inspectorUrl, heap, close };
   } catch (error) {
     await close();
     throw error;

@@ -8,7 +8,8 @@
 import { readFileSync } from "node:fs";
 import { SourceMap } from "node:module";
 import { basename, dirname, relative, resolve } from "node:path";
-import WebSocket from "ws";
+import { fileURLToPath } from "node:url";
+import { openInspector } from "./inspector.js";
 
 /** The parts of a DevTools `Profiler.Profile` this reads. */
 export interface CpuProfile {
@@ -57,15 +58,18 @@ export function sourcesOf(bundlePath: string, root: string): SourceOf {
   return (line, column) => {
     const entry = map.findEntry(line, column) as { originalSource?: string; originalLine?: number };
     if (entry.originalSource === undefined) return null;
-    const path = relative(root, resolve(base, entry.originalSource.replace(/^file:\/\//, ""))).replace(/\\/g, "/");
+    const original = entry.originalSource.startsWith("file:") ? fileURLToPath(entry.originalSource) : entry.originalSource;
+    const path = relative(root, resolve(base, original)).replace(/\\/g, "/");
     return { owner: ownerOf(path), place: `${basename(path)}:${(entry.originalLine ?? 0) + 1}` };
   };
 }
 
 /**
- * Self time per owner and per function. `bundleUrl` names the bundle's script
- * in the profile (frames from elsewhere are the runtime's own: `(program)`,
- * `(garbage collector)`, built-ins); `map` is its source map.
+ * Self time per owner, per function and per call into another owner.
+ * `bundleUrl` tells the bundle's script in the profile (frames from elsewhere
+ * are the runtime's own: `(program)`, `(garbage collector)`, built-ins);
+ * `source` reads the bundle's source map. Each sample is charged the time
+ * until the next one (`timeDeltas[i + 1]`), as DevTools' flame chart draws it.
  */
 export function summarize(profile: CpuProfile, source: SourceOf, bundleUrl: (url: string) => boolean): ProfileSummary {
   const parents = new Map<number, number>();
@@ -95,8 +99,9 @@ export function summarize(profile: CpuProfile, source: SourceOf, bundleUrl: (url
     busy += us;
     add(owners, frame.owner, us);
     add(functions, `${frame.owner} › ${frame.name}`, us);
+    // Up past the owner's own frames, and the runtime's built-ins between (Array.map, Promise.then): the caller is code.
     let up = parents.get(id);
-    while (up !== undefined && frames.get(up)?.owner === frame.owner) up = parents.get(up);
+    while (up !== undefined && (frames.get(up)?.owner === frame.owner || frames.get(up)?.owner === "(runtime)")) up = parents.get(up);
     const caller = up === undefined ? undefined : frames.get(up);
     add(entries, caller === undefined || caller.owner === "(root)" ? frame.owner : `${frame.owner} ← ${caller.owner} › ${caller.name}`, us);
   });
@@ -107,33 +112,20 @@ export function summarize(profile: CpuProfile, source: SourceOf, bundleUrl: (url
   return { busyMs: busy / 1000, owners: shares(owners), functions: shares(functions), entries: shares(entries) };
 }
 
-/** Samples the Worker behind the inspector's WebSocket `url` while `during()` runs, every `intervalUs` microseconds. */
-export async function profileWhile(url: string, during: () => Promise<void>, intervalUs = 200): Promise<CpuProfile> {
-  const socket = new WebSocket(url);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  const replies = new Map<number, (reply: { result?: Record<string, unknown>; error?: { message: string } }) => void>();
-  socket.on("message", (data) => {
-    const reply = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
-    if (reply.id !== undefined) replies.get(reply.id)?.(reply);
-  });
-  let nextId = 0;
-  const call = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
-    new Promise((resolve, reject) => {
-      const id = ++nextId;
-      replies.set(id, (reply) => (reply.error === undefined ? resolve(reply.result ?? {}) : reject(new Error(`${method}: ${reply.error.message}`))));
-      socket.send(JSON.stringify({ id, method, params }));
-    });
+/**
+ * Samples the Worker behind the inspector's WebSocket `url` while `during()`
+ * runs, every `intervalUs` microseconds; gives up `timeoutMs` after the start.
+ */
+export async function profileWhile(url: string, during: () => Promise<void>, intervalUs = 200, timeoutMs = 300_000): Promise<CpuProfile> {
+  const inspector = await openInspector(url, timeoutMs);
   try {
-    await call("Profiler.enable");
-    await call("Profiler.setSamplingInterval", { interval: intervalUs });
-    await call("Profiler.start");
+    await inspector.call("Profiler.enable");
+    await inspector.call("Profiler.setSamplingInterval", { interval: intervalUs });
+    await inspector.call("Profiler.start");
     await during();
-    const { profile } = await call("Profiler.stop");
+    const { profile } = await inspector.call("Profiler.stop");
     return profile as unknown as CpuProfile;
   } finally {
-    socket.terminate();
+    inspector.close();
   }
 }

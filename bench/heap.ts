@@ -5,7 +5,7 @@
  * `Runtime.getHeapUsage`. What is left is what the Worker's code still holds,
  * which tells a leak in the code from memory the runtime keeps.
  */
-import WebSocket from "ws";
+import { openInspector } from "./inspector.js";
 
 export interface HeapUsage {
   /** Bytes of live objects after the collection. */
@@ -14,40 +14,14 @@ export interface HeapUsage {
   totalBytes: number;
 }
 
-interface Reply {
-  id?: number;
-  result?: Record<string, unknown>;
-  error?: { message: string };
-}
-
 /** Reads the heap of the Worker behind the inspector's WebSocket `url`; gives up after `timeoutMs`. */
 export async function workerHeap(url: string, timeoutMs = 30_000): Promise<HeapUsage> {
-  const socket = new WebSocket(url);
-  const timer = setTimeout(() => socket.terminate(), timeoutMs);
+  const inspector = await openInspector(url, timeoutMs);
   try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once("open", () => resolve());
-      socket.once("error", reject);
-      socket.once("close", () => reject(new Error(`the inspector at ${url} closed before it opened`)));
-    });
-    const replies = new Map<number, (reply: Reply) => void>();
-    socket.on("message", (data) => {
-      const reply = JSON.parse(String(data)) as Reply;
-      if (reply.id !== undefined) replies.get(reply.id)?.(reply);
-    });
-    let nextId = 0;
-    const call = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
-      new Promise((resolve, reject) => {
-        const id = ++nextId;
-        replies.set(id, (reply) => (reply.error === undefined ? resolve(reply.result ?? {}) : reject(new Error(`${method}: ${reply.error.message}`))));
-        socket.once("close", () => reject(new Error(`the inspector closed during ${method} (time out after ${timeoutMs} ms?)`)));
-        socket.send(JSON.stringify({ id, method, params }));
-      });
-    await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-    const usage = await call("Runtime.getHeapUsage");
+    await inspector.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    const usage = await inspector.call("Runtime.getHeapUsage");
     return { usedBytes: Number(usage.usedSize), totalBytes: Number(usage.totalSize) };
   } finally {
-    clearTimeout(timer);
-    socket.terminate();
+    inspector.close();
   }
 }

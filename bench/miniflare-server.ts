@@ -23,7 +23,7 @@ const run = promisify(execFile);
 const HOST = "127.0.0.1";
 
 export interface MiniflareServer extends LocalServer {
-  /** The Worker's DevTools WebSocket (Miniflare's inspector proxy on 127.0.0.1). */
+  /** The Worker's DevTools WebSocket (Miniflare's inspector proxy on 127.0.0.1); throws for a server started without one. */
   inspectorUrl(): Promise<string>;
   /** Bytes of the bundle Miniflare runs (the entry module `wrangler deploy --dry-run` wrote). */
   bundleBytes: number;
@@ -37,12 +37,17 @@ export interface MiniflareServerOptions {
   /** The Worker's entry module, relative to the root, in place of wrangler.toml's `main`. */
   entry: string;
   port: number;
-  inspectorPort: number;
+  /**
+   * The Worker's DevTools inspector, for heap readings and profiles; none when
+   * undefined, as in production. An open inspector makes every console.log
+   * dearer (the runtime captures a stack for it), so timed runs go without.
+   */
+  inspectorPort?: number;
   /** A throwaway folder: the bundle and the Durable Objects' and KV's storage go in it. */
   dir: string;
   /** Variables over wrangler.toml's and dev/local.env's. */
   vars?: Record<string, string>;
-  /** Each line the Worker prints to stderr (its console.error). stdout (one JSON line per request) is read and dropped. */
+  /** Each line the Worker prints to stderr (its console.error). stdout (its console.log: a line per request) is read and dropped. */
   onError?: (line: string) => void;
   signal?: AbortSignal;
 }
@@ -85,13 +90,11 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
     bindings,
     host: HOST,
     port,
-    inspectorPort,
-    inspectorHost: HOST,
-    unsafeInspectorProxy: true,
+    ...(inspectorPort === undefined ? {} : { inspectorPort, inspectorHost: HOST, unsafeInspectorProxy: true }),
     durableObjectsPersist: join(dir, "state", "do"),
     kvPersist: join(dir, "state", "kv"),
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      // Production sends these lines to Workers Logs, off the request's path: read and dropped here.
+      // The Worker's request log lines (production sends them to Workers Logs): read and dropped here.
       stdout.resume();
       createInterface({ input: stderr, crlfDelay: Infinity }).on("line", (line) => {
         if (line.trim() !== "") onError?.(line);
@@ -129,6 +132,7 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
     bundleBytes: readFileSync(join(outdir, script)).byteLength,
     bundlePath: join(outdir, script),
     async inspectorUrl() {
+      if (inspectorPort === undefined) throw new Error("this Miniflare server was started without an inspector");
       const response = await fetch(`http://${HOST}:${inspectorPort}/json/list`);
       const targets = (await response.json()) as { webSocketDebuggerUrl?: string }[];
       const target = targets[0]?.webSocketDebuggerUrl;

@@ -16,7 +16,7 @@ import { createDeckNote } from "./fixtures.js";
 import { errorCount, runLoad } from "./load.js";
 import { callTool, isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
-import { busiestThreads, sampleCpu } from "./process-cpu.js";
+import { busiestThreads, cpuPerRequest, sampleCpu } from "./process-cpu.js";
 import type { WorkloadContext } from "./workloads.js";
 
 /** How a writer answers a conflict: always re-read, or re-read only when the conflict's changes say it must. */
@@ -51,11 +51,13 @@ export interface CeilingRow {
 }
 
 const isConflict = (body: string): boolean => body.includes("version_conflict");
+/** The first result of this very call, resent with its key: it committed when first sent. */
+const isFirstResult = (body: string): boolean => !isMcpError(body) && body.includes('"replayed":true') && body.includes('"arguments_differ":false');
 
 interface Writer {
   mode: "write" | "read";
   version: number;
-  key: string;
+  /** The writer's intents so far: intent n is sent with key `${run}-w${writer}-${n}` until it commits. */
   intent: number;
 }
 
@@ -89,7 +91,7 @@ function writersRequest(ctx: WorkloadContext, noteId: string, tabId: string, sli
       const slot = request.slot as { writer: number };
       if (slot.writer < 0) {
         slot.writer = writers.length;
-        writers.push({ mode: "write", version: start, key: `${run}-w${slot.writer}-0`, intent: 0 });
+        writers.push({ mode: "write", version: start, intent: 0 });
       }
       const writer = writers[slot.writer] as Writer;
       context.writer = writer;
@@ -101,11 +103,12 @@ function writersRequest(ctx: WorkloadContext, noteId: string, tabId: string, sli
           : toolCallBody("edit_note_tab", {
               note_id: noteId,
               expected_version: writer.version,
-              idempotency_key: writer.key,
+              idempotency_key: `${run}-w${slot.writer}-${writer.intent}`,
               tab_id: tabId,
               operation: "slide_update",
               slide_id: slideId,
-              body: `Corrected by writer ${slot.writer}, intent ${writer.intent}.`,
+              // A body no earlier run wrote: an update that changes nothing would keep the version.
+              body: `Corrected by writer ${slot.writer}, intent ${writer.intent} of ${run}.`,
             });
       return request;
     },
@@ -122,18 +125,18 @@ function writersRequest(ctx: WorkloadContext, noteId: string, tabId: string, sli
         const at = retry === "changes" ? retryAt(body, context.slideId as string) : null;
         if (at === null) writer.mode = "read";
         else writer.version = at;
-      } else if (isCommittedWrite(body)) {
+      } else if (isCommittedWrite(body) || isFirstResult(body)) {
+        // A replay is the first result of an intent whose answer was lost (a timeout): it committed once, then.
         tally.commits += 1;
         if (version !== null) writer.version = version;
         writer.intent += 1;
-        writer.key = writer.key.replace(/-\d+$/, `-${writer.intent}`);
       }
     },
   };
 }
 
 /** A response the loop expects: a commit, a conflict, or a re-read's answer. */
-const expected = (body: string): boolean => isCommittedWrite(body) || isConflict(body) || (body.includes('"tabs"') && !isMcpError(body));
+const expected = (body: string): boolean => isCommittedWrite(body) || isFirstResult(body) || isConflict(body) || (body.includes('"tabs"') && !isMcpError(body));
 
 export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContext, options: BenchOptions): Promise<CeilingRow[]> {
   const rows: CeilingRow[] = [];
@@ -141,25 +144,27 @@ export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContex
     options.signal?.throwIfAborted();
     // A Note of its own per row, so one row's history does not weigh on the next.
     const deck = await createDeckNote(ctx.api, `ceiling-${writers}-${retry}`);
-    const run = async (durationSec: number, label: string): Promise<{ row: CeilingRow; cpu: number; cores: number }> => {
+    const run = async (durationSec: number, label: string): Promise<CeilingRow> => {
       const { version } = await callTool<{ version: number }>(ctx.origin, ctx.agentToken, "list_note_tabs", { note_id: deck.noteId });
       const tally: CeilingRow = { writers, retry, seconds: 0, commits: 0, commitsPerSecond: 0, conflicts: 0, rereads: 0, errors: 0, p50: 0, p99: 0, workerCpuMsPerCommit: 0, workerThreadCores: 0 };
       const request = writersRequest(ctx, deck.noteId, deck.tabId, deck.slideIds, `ceiling-${writers}-${retry}-${label}`, version, retry, tally);
       const before = sampleCpu(bench.server.pid);
       const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, requests: [request], accept: expected, signal: options.signal });
       const after = sampleCpu(bench.server.pid);
-      const worker = [...after.processes].find(([name]) => name === "workerd (Worker)");
-      const cpu = worker === undefined ? 0 : worker[1] - (before.processes.get(worker[0]) ?? 0);
-      const threads = busiestThreads(before, after, result.seconds);
-      Object.assign(tally, { seconds: result.seconds, errors: errorCount(result), p50: result.p50, p99: result.p99 });
+      Object.assign(tally, {
+        seconds: result.seconds,
+        errors: errorCount(result),
+        p50: result.p50,
+        p99: result.p99,
+        commitsPerSecond: result.seconds > 0 ? tally.commits / result.seconds : 0,
+        workerCpuMsPerCommit: cpuPerRequest(before, after, tally.commits)["workerd (Worker)"] ?? 0,
+        workerThreadCores: busiestThreads(before, after, result.seconds)["workerd (Worker)"] ?? 0,
+      });
       if (result.firstFailure !== undefined) tally.firstFailure = result.firstFailure;
-      return { row: tally, cpu, cores: threads["workerd (Worker)"] ?? 0 };
+      return tally;
     };
     await run(options.warmupSec, "warm");
-    const { row, cpu, cores } = await run(options.durationSec, "timed");
-    row.commitsPerSecond = row.seconds > 0 ? row.commits / row.seconds : 0;
-    row.workerCpuMsPerCommit = row.commits > 0 ? (cpu * 1000) / row.commits : 0;
-    row.workerThreadCores = cores;
+    const row = await run(options.durationSec, "timed");
     options.log(
       `[bench] one Note, ${writers} writer(s), ${retry === "reread" ? "re-read on conflict" : "re-read only if the changes touched the slide"}: ${Math.round(row.commitsPerSecond)} commits/s, ${row.conflicts} conflicts, ${row.rereads} re-reads, ` +
         `${row.workerCpuMsPerCommit.toFixed(2)} ms Worker CPU a commit${row.errors > 0 ? `, ${row.errors} ERRORS (${row.firstFailure ?? "?"})` : ""}`,

@@ -8,7 +8,7 @@
  * thread's share of a core says whether it was the bottleneck.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { serverProcesses } from "./process-memory.js";
+import { runsTheWorker, serverProcesses } from "./process-memory.js";
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -31,14 +31,9 @@ export function cpuSeconds(path: string): number | null {
   }
 }
 
-/** The Worker's workerd is the one with the inspector (wrangler dev and Miniflare both pass --inspector-addr to it). */
-function label(pid: number, comm: string): string {
+function label(pid: number, comm: string, workerds: number): string {
   if (comm !== "workerd") return comm === "node" ? "wrangler (node)" : comm;
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--inspector-addr") ? "workerd (Worker)" : "workerd (proxy)";
-  } catch {
-    return "workerd";
-  }
+  return runsTheWorker(pid, workerds) ? "workerd (Worker)" : "workerd (proxy)";
 }
 
 /** CPU seconds so far: the load generator ("bench (node, autocannon)"), the server's processes, the workerd threads. */
@@ -49,8 +44,10 @@ export function sampleCpu(serverPid: number): CpuSample {
     if (seconds !== null) processes.set(name, (processes.get(name) ?? 0) + seconds);
   };
   add("bench (node, autocannon)", cpuSeconds("/proc/self/stat"));
-  for (const p of serverProcesses(serverPid)) {
-    const name = label(p.pid, p.comm);
+  const server = serverProcesses(serverPid);
+  const workerds = server.filter((p) => p.comm === "workerd").length;
+  for (const p of server) {
+    const name = label(p.pid, p.comm, workerds);
     add(name, cpuSeconds(`/proc/${p.pid}/stat`));
     if (p.comm !== "workerd") continue;
     try {

@@ -70,24 +70,32 @@ export function serverProcesses(root: number): ProcEntry[] {
 
 /** VmRSS of each workerd of the server at `root`, in PID order. */
 export function workerdMemory(root: number): ProcessMemory[] {
-  return serverProcesses(root)
-    .filter((p) => p.comm === "workerd")
+  const workerds = serverProcesses(root).filter((p) => p.comm === "workerd");
+  return workerds
     .sort((a, b) => a.pid - b.pid)
     .flatMap((p) => {
       try {
         const status = readFileSync(`/proc/${p.pid}/status`, "utf8");
         const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-        const cmdline = readFileSync(`/proc/${p.pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-        return kb === undefined ? [] : [{ pid: p.pid, command: role(cmdline), rssBytes: Number(kb) * 1024 }];
+        const command = runsTheWorker(p.pid, workerds.length) ? "workerd (Worker, Durable Objects)" : "workerd (wrangler's proxy)";
+        return kb === undefined ? [] : [{ pid: p.pid, command, rssBytes: Number(kb) * 1024 }];
       } catch {
         return [];
       }
     });
 }
 
-/** "proxy" for the workerd that owns the public port, "worker" for the one running the Worker (it has the inspector). */
-function role(cmdline: string): string {
-  return cmdline.includes("--inspector-addr") ? "workerd (Worker, Durable Objects)" : "workerd (wrangler's proxy)";
+/**
+ * Whether a server's workerd (one of `workerds`) runs the Worker: on Miniflare
+ * the only one; under wrangler dev the one with the inspector (the proxy in front has none).
+ */
+export function runsTheWorker(pid: number, workerds: number): boolean {
+  if (workerds === 1) return true;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("--inspector-addr");
+  } catch {
+    return false;
+  }
 }
 
 export function totalRss(memory: readonly ProcessMemory[]): number {

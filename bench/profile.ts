@@ -1,107 +1,154 @@
 /**
  * `npm run bench:profile`: where a tool call's Worker time goes. Starts the
- * bench Worker on Miniflare (as `npm run bench` does), samples the isolate's
- * CPU through the DevTools inspector while each workload runs under load,
- * and prints self time per call by owner (a package, or a folder of src/) and
- * the busiest functions; then the Worker's startup, profiled by `wrangler
- * check startup` on the same bundle. Bounded in time; stops its server.
+ * bench Worker on Miniflare (as `npm run bench` does, but with the inspector
+ * open), measures each workload's Worker CPU a call unprofiled, then samples
+ * the isolate's CPU through the DevTools inspector while each runs again,
+ * and prints self time a call by owner (a package, or a folder of src/), by
+ * function, and by call into a library; then the production Worker's startup,
+ * as `wrangler check startup` profiles it. Bounded in time; stops its server.
  *
- *   npm run bench:profile                      # the ladder and the two goal tools, 3 s each
- *   npm run bench:profile -- list_note_tabs    # one workload (and startup)
+ *   npm run bench:profile                      # the ladder and the goal tools, 3 s each, then startup
+ *   npm run bench:profile -- list_note_tabs    # one workload
  *   npm run bench:profile -- startup           # startup only
- *   npm run bench:profile -- --seconds 6 --top 30
- *   npm run bench:profile -- --cpu-only baseline list_note_tabs   # CPU a call and rate, no profile (for an A/B)
- *   npm run bench:profile -- --save /tmp/profiles create_note_tab  # also writes each .cpuprofile (and the bundle's map) for DevTools
+ *   npm run bench:profile -- --seconds 6 --top 30 --startups 7
+ *   npm run bench:profile -- --cpu-only baseline list_note_tabs   # CPU a call and rate only (for an A/B)
+ *   npm run bench:profile -- --save profiles create_note_tab      # also writes each .cpuprofile and the bundle's map, for DevTools
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startBenchServer } from "./bench-server.js";
 import { profileWhile, sourcesOf, summarize, type CpuProfile, type ProfileSummary } from "./cpu-profile.js";
 import { createDeckNote } from "./fixtures.js";
 import { runLoad } from "./load.js";
-import { cpuPerRequest, sampleCpu } from "./process-cpu.js";
 import type { MiniflareServer } from "./miniflare-server.js";
+import { cpuPerRequest, sampleCpu } from "./process-cpu.js";
 import { authOnly, baseline, createNoteTab, listNoteTabs, mcpMessage, type Workload, type WorkloadContext } from "./workloads.js";
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: number): number => {
-  const at = args.indexOf(name);
-  if (at < 0) return fallback;
-  const value = Number(args.splice(at, 2)[1]);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}: a positive number`);
-  return value;
-};
-const seconds = option("--seconds", 3);
-const top = option("--top", 15);
-const startups = option("--startups", 5);
-const saveAt = args.indexOf("--save");
-const saveDir = saveAt < 0 ? undefined : args.splice(saveAt, 2)[1];
-const cpuOnly = args.includes("--cpu-only");
-if (cpuOnly) args.splice(args.indexOf("--cpu-only"), 1);
+const WORKLOADS = ["baseline", "auth_only", "mcp_ping", "mcp_tools_list", "list_note_tabs", "list_note_tabs_2026", "create_note_tab"] as const;
 const CONNECTIONS = 16;
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 const quiet = { ...process.env, WRANGLER_SEND_METRICS: "false", WRANGLER_SEND_ERROR_REPORTS: "false", NO_COLOR: "1" };
 
-const bench = await startBenchServer();
-const stop = new AbortController();
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => stop.abort(new Error(`stopped by ${signal}`)));
-try {
-  const server = bench.server as MiniflareServer;
-  const source = sourcesOf(server.bundlePath, ROOT);
-  const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: CONNECTIONS };
-  const deck = await createDeckNote(bench.api, "deck-profile");
-  const all: Workload[] = [
-    baseline("baseline", "baseline"),
-    authOnly(ctx),
-    mcpMessage(ctx, "ping"),
-    mcpMessage(ctx, "tools/list"),
-    listNoteTabs(ctx, deck),
-    listNoteTabs(ctx, deck, "tools", "list_note_tabs_2026", "2026-07-28"),
-    createNoteTab(ctx),
-  ];
-  const chosen = args.length === 0 ? all : all.filter((w) => args.includes(w.id));
-  if (chosen.length === 0 && !args.includes("startup")) throw new Error(`no such workload: ${args.join(" ")} (one of ${all.map((w) => w.id).join(", ")}, or startup)`);
-  const inspector = await server.inspectorUrl();
-  const isBundle = (url: string): boolean => url.endsWith(server.bundlePath.split("/").at(-1) ?? "\0");
-
-  for (const workload of chosen) {
-    await workload.provision?.(3_000);
-    // A warm-up outside the profile: the isolate compiled, the Notes cached.
-    await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec: 1, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
-    // Unprofiled first: the Worker's CPU a call as the bench reads it (workerd's, from /proc), and its rate.
-    await workload.provision?.(Math.ceil(seconds * 3_000));
-    const before = sampleCpu(server.pid);
-    const plain = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec: seconds, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
-    const cpu = cpuPerRequest(before, sampleCpu(server.pid), plain.responses)["workerd (Worker)"] ?? NaN;
-    console.log(`\n# ${workload.id}: ${Math.round(plain.throughput)} calls/s, Worker CPU ${cpu.toFixed(3)} ms a call (unprofiled)`);
-    if (cpuOnly) continue;
-    await workload.provision?.(Math.ceil(seconds * 3_000));
-    let calls = 0;
-    const profile = await profileWhile(inspector, async () => {
-      const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec: seconds, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
-      calls = result.responses;
-      if (result.non2xx + result.mcpErrors + result.socketErrors > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
-    });
-    print(`${workload.id}: ${calls} calls in ${seconds} s`, summarize(profile, source, isBundle), calls);
-    if (saveDir !== undefined) {
-      await mkdir(saveDir, { recursive: true });
-      await writeFile(join(saveDir, `${workload.id}.cpuprofile`), JSON.stringify(profile));
-      await copyFile(`${server.bundlePath}.map`, join(saveDir, "bundle.js.map"));
-    }
-  }
-} finally {
-  await bench.close();
+interface Options {
+  seconds: number;
+  top: number;
+  startups: number;
+  cpuOnly: boolean;
+  saveDir?: string;
+  workloads: string[];
+  startup: boolean;
 }
 
-if (!cpuOnly) await profileStartup();
+function parse(argv: readonly string[]): Options {
+  const options: Options = { seconds: 3, top: 15, startups: 5, cpuOnly: false, workloads: [], startup: false };
+  const number = (flag: string, value: string | undefined): number => {
+    const n = Number(value);
+    if (value === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`${flag}: a positive number, not ${value ?? "nothing"}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--seconds") options.seconds = number(arg, argv[++i]);
+    else if (arg === "--top") options.top = number(arg, argv[++i]);
+    else if (arg === "--startups") options.startups = number(arg, argv[++i]);
+    else if (arg === "--cpu-only") options.cpuOnly = true;
+    else if (arg === "--save") {
+      const dir = argv[++i];
+      if (dir === undefined || dir.startsWith("--")) throw new Error(`--save: a folder, not ${dir ?? "nothing"}`);
+      options.saveDir = dir;
+    } else if (arg === "startup") options.startup = true;
+    else if ((WORKLOADS as readonly string[]).includes(arg)) options.workloads.push(arg);
+    else throw new Error(`unknown argument ${arg}: a workload (${WORKLOADS.join(", ")}), startup, or --seconds, --top, --startups, --cpu-only, --save`);
+  }
+  if (options.workloads.length === 0 && !options.startup) {
+    options.workloads = [...WORKLOADS];
+    options.startup = !options.cpuOnly;
+  }
+  if (options.cpuOnly && options.startup) throw new Error("--cpu-only measures workloads; startup is a profile (leave one out)");
+  return options;
+}
 
-// Startup: the production Worker's module evaluation (wrangler.toml's main, as deployed), as `wrangler check startup` profiles it.
-async function profileStartup(): Promise<void> {
+let options: Options;
+try {
+  options = parse(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(2);
+}
+
+const stop = new AbortController();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    // A second signal leaves at once: the first one's cleanup may wait on a call that never answers.
+    if (stop.signal.aborted) process.exit(130);
+    console.error(`\n[profile] ${signal}: stopping the load and the server …`);
+    stop.abort(new Error(`stopped by ${signal}`));
+  });
+}
+
+if (options.workloads.length > 0) await profileWorkloads(options);
+if (options.startup) await profileStartup(options);
+
+/** Every workload unprofiled first (no profiling session has touched the isolate yet), then each one profiled. */
+async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Options): Promise<void> {
+  const bench = await startBenchServer({ signal: stop.signal });
+  try {
+    const server = bench.server as MiniflareServer;
+    const source = sourcesOf(server.bundlePath, ROOT);
+    const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: CONNECTIONS };
+    const deck = await createDeckNote(bench.api, "deck-profile");
+    const all: Workload[] = [
+      baseline("baseline", "baseline"),
+      authOnly(ctx),
+      mcpMessage(ctx, "ping"),
+      mcpMessage(ctx, "tools/list"),
+      listNoteTabs(ctx, deck),
+      listNoteTabs(ctx, deck, "tools", "list_note_tabs_2026", "2026-07-28"),
+      createNoteTab(ctx),
+    ];
+    const chosen = all.filter((w) => workloads.includes(w.id));
+    const load = async (workload: Workload, durationSec: number) => {
+      await workload.provision?.(Math.ceil(durationSec * 3_000) + 500);
+      const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
+      if (result.non2xx + result.mcpErrors + result.socketErrors > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
+      return result;
+    };
+
+    for (const workload of chosen) {
+      await load(workload, 1); // warm-up: the isolate compiled, the Note cached
+      const before = sampleCpu(server.pid);
+      const plain = await load(workload, seconds);
+      const cpu = cpuPerRequest(before, sampleCpu(server.pid), plain.responses)["workerd (Worker)"] ?? NaN;
+      console.log(`# ${workload.id}: ${Math.round(plain.throughput)} calls/s, Worker CPU ${cpu.toFixed(3)} ms a call (unprofiled)`);
+    }
+    if (cpuOnly) return;
+
+    const inspector = await bench.inspectorUrl();
+    const bundle = basename(server.bundlePath);
+    for (const workload of chosen) {
+      let calls = 0;
+      const profile = await profileWhile(inspector, async () => {
+        calls = (await load(workload, seconds)).responses;
+      });
+      print(`${workload.id}: ${calls} calls in ${seconds} s`, summarize(profile, source, (url) => url.endsWith(bundle)), { calls });
+      if (saveDir !== undefined) {
+        await mkdir(saveDir, { recursive: true });
+        await writeFile(join(saveDir, `${workload.id}.cpuprofile`), JSON.stringify(profile));
+        await copyFile(`${server.bundlePath}.map`, join(saveDir, `${bundle}.map`));
+      }
+    }
+  } finally {
+    await bench.close();
+  }
+}
+
+/** The production Worker's module evaluation (wrangler.toml's main, as deployed), as `wrangler check startup` profiles it. */
+async function profileStartup({ startups }: Options): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "startup-"));
   try {
     const out = join(dir, "out");
@@ -119,20 +166,24 @@ async function profileStartup(): Promise<void> {
     summaries.sort((a, b) => a.busyMs - b.busyMs);
     const median = summaries[Math.floor(summaries.length / 2)] as ProfileSummary;
     const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
-    const title = `startup, the production bundle (${kib((await stat(script)).size)}): median of ${startups} (${summaries.map((s) => s.busyMs.toFixed(0)).join(", ")} ms)`;
-    print(title, median, 1);
+    print(`startup, the production bundle (${kib((await stat(script)).size)}): median of ${startups} (${summaries.map((s) => s.busyMs.toFixed(0)).join(", ")} ms)`, median, "startup");
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-function print(title: string, summary: ProfileSummary, calls: number): void {
-  const perCall = (ms: number): string => (calls === 1 ? `${ms.toFixed(1)} ms` : `${((ms * 1000) / Math.max(1, calls)).toFixed(0)} µs`);
-  console.log(`\n## ${title}: ${perCall(summary.busyMs)} of the Worker thread ${calls === 1 ? "" : "a call"}\n`);
-  console.log(`| owner | ${calls === 1 ? "ms" : "µs a call"} | share |\n| --- | ---: | ---: |`);
-  for (const s of summary.owners.slice(0, top)) console.log(`| ${s.name} | ${perCall(s.ms)} | ${(s.share * 100).toFixed(1)} % |`);
-  console.log(`\n| function | ${calls === 1 ? "ms" : "µs a call"} | share |\n| --- | ---: | ---: |`);
-  for (const s of summary.functions.slice(0, top)) console.log(`| ${s.name} | ${perCall(s.ms)} | ${(s.share * 100).toFixed(1)} % |`);
-  console.log(`\n| called from | ${calls === 1 ? "ms" : "µs a call"} | share |\n| --- | ---: | ---: |`);
-  for (const s of summary.entries.slice(0, top)) console.log(`| ${s.name} | ${perCall(s.ms)} | ${(s.share * 100).toFixed(1)} % |`);
+/** The summary as Markdown tables: per call (`calls`), or in ms for a startup. */
+function print(title: string, summary: ProfileSummary, per: { calls: number } | "startup"): void {
+  const unit = per === "startup" ? "ms" : "µs a call";
+  const amount = (ms: number): string => (per === "startup" ? `${ms.toFixed(1)} ms` : `${((ms * 1000) / Math.max(1, per.calls)).toFixed(0)} µs`);
+  console.log(`\n## ${title}: ${amount(summary.busyMs)} of the Worker thread${per === "startup" ? "" : " a call"}\n`);
+  for (const [heading, shares] of [
+    ["owner", summary.owners],
+    ["function", summary.functions],
+    ["called from", summary.entries],
+  ] as const) {
+    console.log(`| ${heading} | ${unit} | share |\n| --- | ---: | ---: |`);
+    for (const s of shares.slice(0, options.top)) console.log(`| ${s.name} | ${amount(s.ms)} | ${(s.share * 100).toFixed(1)} % |`);
+    console.log("");
+  }
 }

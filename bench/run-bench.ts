@@ -92,7 +92,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   await measureMemory(options, memory, memoryLoads);
 
   log(`[bench] starting the bench Worker (bench/worker.ts) on ${options.runtime === "miniflare" ? "Miniflare directly" : "wrangler dev"} …`);
-  const bench = await startBenchServer({ runtime: options.runtime, signal });
+  // The timed runs' server has no inspector, as production has none: an open one makes each log line dearer.
+  const bench = await startBenchServer({ runtime: options.runtime, inspector: false, signal });
   log(`[bench] ${bench.origin} up (process group ${bench.server.pid}), signed in as alice`);
   const ctx: WorkloadContext = { origin: bench.origin, agentToken: bench.agentToken, api: bench.api, connections: options.connections };
 
@@ -215,7 +216,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       sweep.push(sweepBase, sweepTabs);
     }
 
-    memory.push(await readMemory(bench, "end", `main server: end of the timed run (${toolCalls.toLocaleString("en-US")} tool calls in all)`, toolCalls));
+    memory.push(await readMemory(bench, "end", `main server: end of the timed run (${toolCalls.toLocaleString("en-US")} tool calls in all${options.runtime === "miniflare" ? "; no inspector, so no heap" : ""})`, toolCalls));
 
     const events = bench.events();
     await bench.close();

@@ -15,13 +15,15 @@ import type { NoteStats } from "./note-stats.js";
 export { DirectoryObject } from "../src/storage/directory-object.js";
 
 /**
- * The request log's sink. Deployed, each line (src/http/request-log.ts) goes
- * to Workers Logs: the runtime serializes its arguments for the request's
- * trace. Miniflare's workerd formats each line and writes it to a stdout
- * pipe on the Worker's thread instead, which cost 0.15 to 0.25 ms a line
- * here (docs/performance.md, "Making a call cheap"): as much as the object
- * call the baseline makes. So the bench Worker serializes each line as a log
- * would, and drops it. console.error still reaches the bench (its error lines).
+ * The request log's sink. Deployed, the runtime sends each line's arguments
+ * (src/http/request-log.ts) to Workers Logs as JSON. Miniflare's workerd
+ * formats each object as Node's util.inspect would and writes it to a stdout
+ * pipe, on the Worker's thread: about 0.1 ms for the formatting and 0.08 ms
+ * for the write a call (list_note_tabs at 0.83–0.86 ms of Worker CPU, 0.72–0.77
+ * with the line as a JSON string, 0.63–0.67 without it; docs/decisions.md,
+ * "The benchmark's runtime"). The bench Worker does what the deployed runtime
+ * does, JSON.stringify of the arguments, and drops the text. console.error
+ * still reaches the bench (it reports error lines).
  */
 console.log = (...args: unknown[]): void => void JSON.stringify(args);
 

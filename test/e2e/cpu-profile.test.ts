@@ -3,7 +3,7 @@
  * and call into a library. In the Node project (esbuild builds a small bundle with its source map), though no server runs.
  */
 import { build } from "esbuild";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,8 +35,9 @@ function tree(): CpuProfile {
       { id: 4, callFrame: frame("exec", -1), children: [] },
       { id: 5, callFrame: frame("(idle)", -1), children: [] },
     ],
-    // Each sample's time is the next delta: 2 (handler) 30 µs, 6 (run, under parse) 50 µs, 4 (exec) 20 µs, 5 (idle) 900 µs.
-    samples: [2, 6, 6, 4, 5],
+    // As V8 writes them, one delta a sample (the time since the one before); a sample is charged until the next:
+    // 2 (handler) 30 µs, 6 (run, under parse) 50 µs, 4 (exec) 20 µs, then idle (900 µs), whose own span ends the profile.
+    samples: [2, 6, 6, 4, 5, 5],
     timeDeltas: [0, 30, 20, 30, 20, 900],
   };
 }
@@ -84,7 +85,6 @@ describe("sourcesOf", () => {
   afterAll(() => rm(root, { recursive: true, force: true }));
 
   it("maps a bundle's line to the project's file and its package or folder", async () => {
-    const { readFile } = await import("node:fs/promises");
     const lines = (await readFile(join(root, "out", "bundle.js"), "utf8")).split("\n");
     const at = (text: string): number => lines.findIndex((line) => line.includes(text));
     const source = sourcesOf(join(root, "out", "bundle.js"), root);
