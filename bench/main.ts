@@ -7,6 +7,7 @@
 import { FULL, parseArgs, QUICK, USAGE, type BenchOptions } from "./options.js";
 import { markdownReport } from "./report.js";
 import { runBench } from "./run-bench.js";
+import { stopOnSignals } from "./stop-signals.js";
 
 let cli;
 try {
@@ -20,27 +21,14 @@ if (cli.help) {
   process.exit(0);
 }
 
-const stopping = new AbortController();
-let stoppedAt = 0;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    // npm and tsx relay the terminal's Ctrl-C, so one press can arrive twice: only a later one means "leave now".
-    if (stopping.signal.aborted) {
-      if (Date.now() - stoppedAt > 2_000) process.exit(130);
-      return;
-    }
-    stoppedAt = Date.now();
-    console.error(`\n[bench] ${signal}: stopping the load and the server …`);
-    stopping.abort(new Error(`stopped by ${signal}`));
-  });
-}
+const stopping = stopOnSignals("bench");
 
 const started = Date.now();
 const options: BenchOptions = {
   ...(cli.quick ? QUICK : FULL),
   runtime: cli.runtime,
   log: (line) => console.error(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s ${line}`),
-  signal: stopping.signal,
+  signal: stopping,
 };
 
 try {
@@ -50,7 +38,7 @@ try {
   console.error(`[bench] done in ${report.wallSeconds} s; goals met: ${report.goals.filter((g) => g.met === true).length}/${report.goals.length}${failed > 0 ? `, missed: ${failed}` : ""}`);
   process.exit(0);
 } catch (error) {
-  if (stopping.signal.aborted) {
+  if (stopping.aborted) {
     console.error("[bench] stopped; the server is down.");
     process.exit(130);
   }

@@ -15,7 +15,6 @@ import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { Miniflare } from "miniflare";
-import { unstable_getMiniflareWorkerOptions, unstable_getVarsForDev, unstable_readConfig } from "wrangler";
 import type { LocalServer } from "../scripts/local-server.js";
 import { descendants } from "./process-memory.js";
 
@@ -67,6 +66,7 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
   if (script === undefined) throw new Error(`wrangler deploy --dry-run wrote no .js into its --outdir`);
 
   const configPath = join(root, "wrangler.toml");
+  const { unstable_getMiniflareWorkerOptions, unstable_getVarsForDev, unstable_readConfig } = await keepingSignals(() => import("wrangler"));
   const config = unstable_readConfig({ config: configPath });
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const local = unstable_getVarsForDev(config.configPath, ["dev/local.env"], config.vars, undefined, true);
@@ -80,7 +80,7 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
 
   // Miniflare's workerd is a child of this process; the one that was not there before is ours.
   const workerdsBefore = new Set(workerdChildren());
-  const mf = new Miniflare({
+  const mf = await keepingSignals(() => new Miniflare({
     ...workerOptions,
     name: config.name,
     modules: true,
@@ -100,7 +100,7 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
         if (line.trim() !== "") onError?.(line);
       });
     },
-  });
+  }));
   let disposed: Promise<void> | undefined;
   const dispose = (): Promise<void> => (disposed ??= mf.dispose());
   try {
@@ -140,6 +140,24 @@ export async function startMiniflareServer(options: MiniflareServerOptions): Pro
       return target;
     },
   };
+}
+
+/**
+ * Runs `start` (importing wrangler; constructing Miniflare) and takes back
+ * SIGINT and SIGTERM from the handlers it registered: both exit the process at
+ * once (Miniflare after disposing its own runtime), and the bench's own
+ * (bench/stop-signals.ts) must first stop its load and server and remove its folders.
+ */
+async function keepingSignals<T>(start: () => T | Promise<T>): Promise<T> {
+  const signals = ["SIGINT", "SIGTERM"] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  try {
+    return await start();
+  } finally {
+    for (const signal of signals) {
+      for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+    }
+  }
 }
 
 /** PIDs of the workerd processes whose parent is this process. */

@@ -12,7 +12,7 @@
  *   npm run bench:profile -- startup           # startup only
  *   npm run bench:profile -- --seconds 6 --top 30 --startups 7
  *   npm run bench:profile -- --cpu-only baseline list_note_tabs   # CPU a call and rate only (for an A/B)
- *   npm run bench:profile -- --save profiles create_note_tab      # also writes each .cpuprofile and the bundle's map, for DevTools
+ *   npm run bench:profile -- --save profiles create_note_tab      # also writes each .cpuprofile and the bundle's map (startup too), for DevTools
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -26,6 +26,7 @@ import { createDeckNote } from "./fixtures.js";
 import { runLoad } from "./load.js";
 import type { MiniflareServer } from "./miniflare-server.js";
 import { cpuPerRequest, sampleCpu } from "./process-cpu.js";
+import { stopOnSignals } from "./stop-signals.js";
 import { authOnly, baseline, createNoteTab, listNoteTabs, mcpMessage, type Workload, type WorkloadContext } from "./workloads.js";
 
 const WORKLOADS = ["baseline", "auth_only", "mcp_ping", "mcp_tools_list", "list_note_tabs", "list_note_tabs_2026", "create_note_tab"] as const;
@@ -46,16 +47,17 @@ interface Options {
 
 function parse(argv: readonly string[]): Options {
   const options: Options = { seconds: 3, top: 15, startups: 5, cpuOnly: false, workloads: [], startup: false };
-  const number = (flag: string, value: string | undefined): number => {
+  const number = (flag: string, value: string | undefined, max: number, whole: boolean): number => {
     const n = Number(value);
-    if (value === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`${flag}: a positive number, not ${value ?? "nothing"}`);
+    const fits = value !== undefined && value.trim() !== "" && n > 0 && n <= max && (!whole || Number.isInteger(n));
+    if (!fits) throw new Error(`${flag}: ${whole ? "a whole number" : "a number"} from ${whole ? 1 : "above 0"} to ${max}, not ${value ?? "nothing"}`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--seconds") options.seconds = number(arg, argv[++i]);
-    else if (arg === "--top") options.top = number(arg, argv[++i]);
-    else if (arg === "--startups") options.startups = number(arg, argv[++i]);
+    if (arg === "--seconds") options.seconds = number(arg, argv[++i], 600, false);
+    else if (arg === "--top") options.top = number(arg, argv[++i], 1_000, true);
+    else if (arg === "--startups") options.startups = number(arg, argv[++i], 50, true);
     else if (arg === "--cpu-only") options.cpuOnly = true;
     else if (arg === "--save") {
       const dir = argv[++i];
@@ -81,22 +83,19 @@ try {
   process.exit(2);
 }
 
-const stop = new AbortController();
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    // A second signal leaves at once: the first one's cleanup may wait on a call that never answers.
-    if (stop.signal.aborted) process.exit(130);
-    console.error(`\n[profile] ${signal}: stopping the load and the server …`);
-    stop.abort(new Error(`stopped by ${signal}`));
-  });
+const stopping = stopOnSignals("profile");
+try {
+  if (options.workloads.length > 0) await profileWorkloads(options);
+  if (options.startup) await profileStartup(options);
+} catch (error) {
+  if (!stopping.aborted) throw error;
+  console.error("[profile] stopped; the server is down.");
+  process.exit(130);
 }
-
-if (options.workloads.length > 0) await profileWorkloads(options);
-if (options.startup) await profileStartup(options);
 
 /** Every workload unprofiled first (no profiling session has touched the isolate yet), then each one profiled. */
 async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Options): Promise<void> {
-  const bench = await startBenchServer({ signal: stop.signal });
+  const bench = await startBenchServer({ signal: stopping });
   try {
     const server = bench.server as MiniflareServer;
     const source = sourcesOf(server.bundlePath, ROOT);
@@ -114,7 +113,7 @@ async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Option
     const chosen = all.filter((w) => workloads.includes(w.id));
     const load = async (workload: Workload, durationSec: number) => {
       await workload.provision?.(Math.ceil(durationSec * 3_000) + 500);
-      const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stop.signal });
+      const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stopping });
       if (result.non2xx + result.mcpErrors + result.socketErrors > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
       return result;
     };
@@ -148,20 +147,25 @@ async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Option
 }
 
 /** The production Worker's module evaluation (wrangler.toml's main, as deployed), as `wrangler check startup` profiles it. */
-async function profileStartup({ startups }: Options): Promise<void> {
+async function profileStartup({ startups, saveDir }: Options): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "startup-"));
   try {
     const out = join(dir, "out");
     const bundle = join(dir, "worker.bundle");
-    await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--outfile", bundle], { cwd: ROOT, env: quiet, signal: stop.signal, maxBuffer: 16 * 2 ** 20 });
+    await run("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--outfile", bundle], { cwd: ROOT, env: quiet, signal: stopping, maxBuffer: 16 * 2 ** 20 });
     const script = join(out, "index.js");
     const source = sourcesOf(script, ROOT);
     const summaries: ProfileSummary[] = [];
     for (let i = 0; i < startups; i++) {
       const outfile = join(dir, `startup-${i}.cpuprofile`);
-      await run("npx", ["wrangler", "check", "startup", "--worker", bundle, "--outfile", outfile], { cwd: ROOT, env: quiet, signal: stop.signal });
+      await run("npx", ["wrangler", "check", "startup", "--worker", bundle, "--outfile", outfile], { cwd: ROOT, env: quiet, signal: stopping });
       const profile = JSON.parse(await readFile(outfile, "utf8")) as CpuProfile;
       summaries.push(summarize(profile, source, (url) => url.endsWith("index.js")));
+      if (saveDir !== undefined) {
+        await mkdir(saveDir, { recursive: true });
+        await copyFile(outfile, join(saveDir, `startup-${i}.cpuprofile`));
+        await copyFile(`${script}.map`, join(saveDir, "index.js.map"));
+      }
     }
     summaries.sort((a, b) => a.busyMs - b.busyMs);
     const median = summaries[Math.floor(summaries.length / 2)] as ProfileSummary;

@@ -243,7 +243,7 @@ const CPU_TEXT = {
 
 function runtimeText(report: BenchReport): string {
   return report.runtime === "miniflare"
-    ? `Runtime: Miniflare ${report.machine.miniflare} directly, with the bundle \`wrangler deploy --dry-run\` builds from bench/worker.ts and wrangler.toml's bindings (dev/local.env's variables): no dev proxy, no request logging in the path (\`--runtime wrangler\` runs it under wrangler dev instead). "Worker CPU ms / call" is the Worker's workerd's CPU per response: what Cloudflare bills, and what bounds one Note's throughput.`
+    ? `Runtime: Miniflare ${report.machine.miniflare} directly, with the bundle \`wrangler deploy --dry-run\` builds from bench/worker.ts and wrangler.toml's bindings (dev/local.env's variables): no dev proxy, no inspector on this server, the request log line serialized as the deployed runtime does and dropped (bench/worker.ts; \`--runtime wrangler\` runs it under wrangler dev instead). "Worker CPU ms / call" is the Worker's workerd's CPU per response: what Cloudflare bills, and what bounds one Note's throughput.`
     : `Runtime: wrangler dev ${report.machine.wrangler} (as npm start runs it), with bench/worker.ts as its entry: a proxy workerd and wrangler's request logging in front of the Worker. "Worker CPU ms / call" is the Worker's workerd's CPU per response.`;
 }
 
