@@ -23,9 +23,10 @@ import { promisify } from "node:util";
 import { startBenchServer } from "./bench-server.js";
 import { profileWhile, sourcesOf, summarize, type CpuProfile, type ProfileSummary } from "./cpu-profile.js";
 import { createDeckNote } from "./fixtures.js";
-import { runLoad } from "./load.js";
+import { errorCount, runLoad } from "./load.js";
+import { measure } from "./measure-workload.js";
+import { FULL } from "./options.js";
 import type { MiniflareServer } from "./miniflare-server.js";
-import { cpuPerRequest, sampleCpu } from "./process-cpu.js";
 import { stopOnSignals } from "./stop-signals.js";
 import { authOnly, baseline, createNoteTab, listNoteTabs, mcpMessage, type Workload, type WorkloadContext } from "./workloads.js";
 
@@ -111,19 +112,12 @@ async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Option
       createNoteTab(ctx),
     ];
     const chosen = all.filter((w) => workloads.includes(w.id));
-    const load = async (workload: Workload, durationSec: number) => {
-      await workload.provision?.(Math.ceil(durationSec * 3_000) + 500);
-      const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stopping });
-      if (result.non2xx + result.mcpErrors + result.socketErrors > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
-      return result;
-    };
-
+    // Unprofiled: the bench's own measurement (a warm-up, the timed run, the Worker's CPU from /proc).
+    const plainOptions = { ...FULL, durationSec: seconds, warmupSec: 1, log: (line: string) => console.error(line), signal: stopping };
     for (const workload of chosen) {
-      await load(workload, 1); // warm-up: the isolate compiled, the Note cached
-      const before = sampleCpu(server.pid);
-      const plain = await load(workload, seconds);
-      const cpu = cpuPerRequest(before, sampleCpu(server.pid), plain.responses)["workerd (Worker)"] ?? NaN;
-      console.log(`# ${workload.id}: ${Math.round(plain.throughput)} calls/s, Worker CPU ${cpu.toFixed(3)} ms a call (unprofiled)`);
+      const row = await measure(bench, workload, plainOptions, null, 0);
+      const cpu = row.cpuMsPerRequest["workerd (Worker)"] ?? NaN;
+      console.log(`# ${workload.id}: ${Math.round(row.result.throughput)} calls/s, Worker CPU ${cpu.toFixed(3)} ms a call (unprofiled)`);
     }
     if (cpuOnly) return;
 
@@ -131,8 +125,11 @@ async function profileWorkloads({ seconds, cpuOnly, saveDir, workloads }: Option
     const bundle = basename(server.bundlePath);
     for (const workload of chosen) {
       let calls = 0;
+      await workload.provision?.(Math.ceil(seconds * 3_000));
       const profile = await profileWhile(inspector, async () => {
-        calls = (await load(workload, seconds)).responses;
+        const result = await runLoad({ origin: bench.origin, connections: CONNECTIONS, durationSec: seconds, requests: workload.requests(), accept: workload.accept, okStatus: workload.okStatus, signal: stopping });
+        if (errorCount(result) > 0) console.error(`[profile] ${workload.id}: errors (${result.firstFailure ?? "?"})`);
+        calls = result.responses;
       });
       print(`${workload.id}: ${calls} calls in ${seconds} s`, summarize(profile, source, (url) => url.endsWith(bundle)), { calls });
       if (saveDir !== undefined) {

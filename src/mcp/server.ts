@@ -86,14 +86,20 @@ const INSTRUCTIONS =
  * Apps): built at an isolate's first tools/list, not at its start (their JSON
  * Schemas cost milliseconds, and most isolates only ever serve tool calls).
  */
-function toolLists(): { plain: Tool[]; withUi: Tool[] } {
-  if (builtLists === undefined) {
-    const plain = TOOLS.map(describe);
-    builtLists = { plain, withUi: plain.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool)) };
-  }
-  return builtLists;
+function toolLists(): ToolLists {
+  return (builtLists ??= buildToolLists());
 }
-let builtLists: { plain: Tool[]; withUi: Tool[] } | undefined;
+
+interface ToolLists {
+  plain: Tool[];
+  withUi: Tool[];
+}
+let builtLists: ToolLists | undefined;
+
+function buildToolLists(): ToolLists {
+  const plain = TOOLS.map(describe);
+  return { plain, withUi: plain.map((tool) => (DECK_PREVIEW_TOOLS.has(tool.name) ? { ...tool, _meta: { ...tool._meta, ...toolUiMeta } } : tool)) };
+}
 
 /**
  * Whether to declare the deck preview to this request's client. A 2026-07-28
