@@ -77,6 +77,16 @@ describe("the specification is in the repository", () => {
     expect(cited.filter((c) => !sections.has(c.section))).toEqual([]);
   });
 
+  it("every link into docs/spec.md names one of its headings", () => {
+    // GitHub's anchors: lower case, punctuation dropped, spaces as hyphens.
+    const anchors = new Set([...spec.matchAll(/^#{1,6} (.+)$/gm)].map((m) => (m[1] as string).toLowerCase().replace(/[^\p{L}\p{N}\- _]/gu, "").replace(/ /g, "-")));
+    expect(anchors).toContain("7-the-persons-side");
+    const links = Object.entries(files).flatMap(([file, text]) =>
+      [...text.matchAll(/\]\((?:\.\.\/)*(?:docs\/)?spec\.md#([^)\s]+)\)/g)].map((m) => ({ at: at(file, text, m.index), anchor: m[1] as string })),
+    );
+    expect(links.filter((link) => !anchors.has(link.anchor))).toEqual([]);
+  });
+
   it("the limits docs/spec.md §4.3 states are LIMITS' own numbers, every one of them", () => {
     const stated = new Map([...spec.matchAll(/^\| `(\w+)` \| ([\d,]+) \|/gm)].map((m) => [m[1] as string, Number((m[2] as string).replaceAll(",", ""))]));
     expect(Object.fromEntries(stated)).toEqual({ ...LIMITS });
