@@ -323,6 +323,26 @@ describe("sessions over time", () => {
     expect(await listNotes(sessionCookie(third.browser), { "Sec-Fetch-Site": "same-origin" })).toBe(401);
   });
 
+  it("two tabs whose session ended at once both refresh with the browser's one refresh token: both stay signed in, and so does the grant", async () => {
+    const { jar } = await signedIn();
+    const refreshToken = jar.get("notes_refresh") ?? "";
+    // Each tab's navigation carries the browser's cookies as they were; the browser then keeps whichever answer came last.
+    const tabs = [new CookieJar(), new CookieJar()];
+    for (const tab of tabs) tab.set("notes_refresh", refreshToken);
+    const answers = await Promise.all(tabs.map((tab) => navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, tab)));
+    expect(answers.map((answer) => answer.status)).toEqual([303, 303]);
+    expect(tabs[1]?.get("notes_refresh")).toBe(tabs[0]?.get("notes_refresh"));
+    expect(tabs[1]?.get("notes_session")).toBe(tabs[0]?.get("notes_session"));
+    for (const tab of tabs) expect(await listNotes(sessionCookie(tab), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+    // An hour later the browser refreshes with what it kept, whichever tab's answer that was: it works, and nothing was revoked.
+    for (const tab of tabs) {
+      const later = new CookieJar();
+      later.set("notes_refresh", tab.get("notes_refresh") ?? "");
+      expect((await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, later)).status).toBe(303);
+      expect(await listNotes(sessionCookie(later), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+    }
+  });
+
   it("a refresh token that no longer works starts the full sign-in and drops the cookie", async () => {
     const browser = new CookieJar();
     browser.set("notes_refresh", "alice:nogrant:nosecret");
