@@ -1,4 +1,5 @@
 /** The Notes page's session: sign-in with PKCE as this server's own client, the cookie it leaves, the bridge into /api/v1, sign-out, and agents' names in their grants. */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { base64url, sha256 } from "../../src/auth/base64url.js";
@@ -7,7 +8,7 @@ import { pageClientKey } from "../../src/http/page-session.js";
 import { settingsOf } from "../../src/settings.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { allowOnConsentPage, CookieJar, navigate, pageSignIn, setCookies } from "../support/page-browser.js";
-import { api, TOKENS } from "../support/workers.js";
+import { api, newNote, TOKENS } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const send = (request: Request) => exports.default.fetch(request);
@@ -374,6 +375,23 @@ describe("signing out", () => {
     const again = new CookieJar();
     again.set("notes_refresh", refreshToken);
     expect((await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, again)).status).toBe(302);
+  });
+
+  it("closes another tab's open live socket (4401) at the Note's next check, at most 30 s after the sign-out", async () => {
+    const { jar } = await signedIn();
+    const { noteId } = await newNote();
+    const upgrade = await send(new Request(`${ORIGIN}/api/v1/notes/${noteId}/live`, { headers: { Cookie: sessionCookie(jar), Origin: ORIGIN, Upgrade: "websocket" } }));
+    expect(upgrade.status).toBe(101);
+    const ws = upgrade.webSocket as WebSocket;
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason })));
+    ws.accept();
+    const signedOut = await send(new Request(`${ORIGIN}/notes/sign-out`, { method: "POST", headers: { Cookie: jar.header(), Origin: ORIGIN, "Sec-Fetch-Site": "same-origin" } }));
+    expect(signedOut.status).toBe(200);
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const due = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(due as number).toBeLessThanOrEqual(Date.now() + 30_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await closed).toEqual({ code: 4401, reason: "your access was revoked: sign in again" });
   });
 
   it("refuses a sign-out from another site and keeps the session", async () => {
