@@ -99,7 +99,14 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: process.env.NO_COLOR ?? "1" },
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: process.env.NO_COLOR ?? "1",
+      // Miniflare otherwise fetches a sample `request.cf` object from Cloudflare at startup and, offline, prints the
+      // failed lookup's stack trace twice; the Worker reads nothing of `request.cf`, so its placeholder does.
+      CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+    },
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not start `npx wrangler dev` (is wrangler installed? run npm install)");

@@ -66,3 +66,21 @@ function grantOf(token: string): string {
   const grant = tokenGrant(token);
   return grant === null ? token : `${grant.userId}:${grant.grantId}`;
 }
+
+/**
+ * Where the OAuth library keeps an access token's record in OAUTH_KV:
+ * `token:{userId}:{grantId}:{hex SHA-256 of the token}` (as its
+ * `validateToken` reads it). Revoking the token, or its whole grant, deletes
+ * the record; null for a string that is no token of a grant.
+ */
+export async function accessTokenRecordKey(token: string): Promise<string | null> {
+  const grant = tokenGrant(token);
+  if (grant === null) return null;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
+  return `token:${grant.userId}:${grant.grantId}:${Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** Whether an access token's record (see `accessTokenRecordKey`) is still there: false once it was revoked, with its grant or alone. */
+export async function accessTokenStands(kv: { get(key: string): Promise<string | null> }, recordKey: string): Promise<boolean> {
+  return (await kv.get(recordKey)) !== null;
+}

@@ -19,7 +19,8 @@ import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
 import { PAGE_ROUTE_NAMES } from "./page-session.js";
-import { liveRequest } from "../storage/live.js";
+import { liveRequest, liveTokenOf } from "../storage/live.js";
+import type { ResourceContext } from "../auth/oauth.js";
 
 /** The app API's routes; the OAuth resource server runs them with a verified token. */
 export const api = new Hono<AppEnv>().basePath("/api/v1");
@@ -332,7 +333,7 @@ api.get("/notes/:id/live", async (c) => {
   const query = parseArguments(queries.live, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
   const since = (query.value as { since?: number }).since ?? null;
-  const opening = liveRequest({ noteId: id.data, user: c.get("principal").user, since });
+  const opening = liveRequest({ noteId: id.data, user: c.get("principal").user, since, token: await liveTokenOf((c.executionCtx as ResourceContext).auth) });
   const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.data)).fetch(opening);
   if (answer.webSocket !== null) return answer;
   return errorResponse(c, ((await answer.json()) as { error: NoteError }).error);

@@ -120,7 +120,12 @@ app.post(REGISTER_PATH, async (c, next) => {
   return Response.json(body, { status: 429, headers: { "Retry-After": String(wait), "Cache-Control": "no-store" } });
 });
 
-app.post(TOKEN_PATH, (c, next) => aroundTokenRequest(c.get("oauth"), c.env, c.req.raw, next));
+app.post(TOKEN_PATH, (c, next) =>
+  aroundTokenRequest(c.get("oauth"), c.env, c.req.raw, async () => {
+    await next();
+    return c.res;
+  }),
+);
 
 // Discovery, registration, token, revocation: the authorization server's own endpoints.
 app.all("*", (c) => c.get("oauth").server.fetch(c.req.raw, c.env, executionContext(c)));

@@ -233,8 +233,9 @@ interface Tokens {
 
 /**
  * A request to the token endpoint, in process, with what this Worker adds
- * to the library's (a replayed refresh token revokes its grant, a revoked
- * token leaves this isolate's cache): the tokens, or null when it refused.
+ * to the library's (a replayed refresh token revokes its grant, while the
+ * same token from two tabs at once gets one answer; a revoked token leaves
+ * this isolate's cache): the tokens, or null when it refused.
  */
 async function tokenRequest(c: Context<PageEnv>, form: Record<string, string>): Promise<Tokens | null> {
   const response = await tokenEndpoint(c, form);
@@ -310,11 +311,7 @@ async function tokenEndpoint(c: Context<PageEnv>, form: Record<string, string>):
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form),
   });
-  let answer: Response | undefined;
-  const refused = await aroundTokenRequest(oauth, c.env, request, async () => {
-    answer = await oauth.server.fetch(request, c.env, executionContext(c));
-  });
-  return refused ?? answer ?? new Response(null, { status: 500 });
+  return aroundTokenRequest(oauth, c.env, request, () => oauth.server.fetch(request, c.env, executionContext(c)));
 }
 
 /** Hono's own ExecutionContext type lags the runtime's; this is the same object. */

@@ -2,7 +2,9 @@
  * A Sheet's columns and rows. Columns are names, appended, never renamed or
  * removed here; rows hold cells (text or numbers) by column name, and each
  * row has an exact ID as a slide does. The agent appends, updates and deletes
- * rows by ID and adds columns; the person may also move a row.
+ * rows by ID and adds columns; the person may also move a row. A row holds
+ * at least one cell: rows_append refuses an empty row and row_update one that
+ * would empty the last.
  */
 import { fieldPath, invalidArguments, limitExceeded, type Issue } from "./errors.js";
 import { LIMITS } from "./limits.js";
@@ -111,6 +113,10 @@ export const SHEET_EDITS = {
       if (!found.ok) return found;
       const row = found.value;
       const updated = { ...row, cells: inColumnOrder({ ...row.cells, ...cells }, tab.columns) };
+      // A row holds at least one cell, as rows_append asks of a new one (docs/decisions.md): emptying the last is row_delete's work.
+      if (Object.keys(updated.cells).length === 0) {
+        return fail(invalidArguments([{ path: "cells", problem: `would empty every cell of row "${row.id}"; a row keeps at least one cell (give a value, or delete the row with row_delete)` }]));
+      }
       const same = JSON.stringify(updated.cells) === JSON.stringify(row.cells);
       if (!same) ctx.store.rows.update(tab.id, updated);
       return ok({ meta, tab, ids: [row.id], added: 0, unchanged: same });

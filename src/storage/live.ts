@@ -5,6 +5,7 @@
  * everything a socket needs after the object wakes up again is on the socket
  * itself: its tag names its user, never a field of the object.
  */
+import { accessTokenRecordKey } from "../auth/token-cache.js";
 import type { ChangeEntry } from "../note/changes.js";
 import type { WholeNote } from "../note/commands.js";
 
@@ -16,8 +17,27 @@ import type { WholeNote } from "../note/commands.js";
  */
 export const LIVE_USER_HEADER = "X-Notes-Live-User";
 
+/**
+ * The header that carries the token the socket was opened with, as the
+ * object needs it to close the socket when the token ends: its expiry and the
+ * key of its record in OAUTH_KV (never the token itself). Built by the Worker
+ * as `LIVE_USER_HEADER` is.
+ */
+export const LIVE_TOKEN_HEADER = "X-Notes-Live-Token";
+
 /** The close code for a socket whose Note is gone to its person: the member removed, or the Note deleted. */
 export const NOTE_GONE = 4404;
+
+/** The close code for a socket whose token ended: it expired, or it (or its grant) was revoked. The client signs in again. */
+export const TOKEN_ENDED = 4401;
+
+/**
+ * How often the object checks, while it holds sockets, that their tokens were
+ * not revoked: the most a revoked token's socket stays open (plus KV's own
+ * propagation between locations when deployed). Expiry closes a socket at
+ * its token's expiry, to the alarm's precision.
+ */
+export const TOKEN_CHECK_MS = 30_000;
 
 /** How many of the latest entries a snapshot carries, for the activity feed. */
 export const SNAPSHOT_CHANGES = 50;
@@ -39,12 +59,21 @@ export type LiveMessage =
  */
 export const SNAPSHOT_BYTES = 1_000_000;
 
-/** What the object needs to open a socket: the Note, the person, and the last version their page has seen. */
+/** The token a socket was opened with, as the object keeps it on the socket (its attachment). */
+export interface LiveToken {
+  /** When the token expires, in milliseconds since the epoch (null: no expiry known). */
+  expiresAt: number | null;
+  /** Its record's key in OAUTH_KV (`accessTokenRecordKey`): gone once it is revoked. Null: nothing to check. */
+  recordKey: string | null;
+}
+
+/** What the object needs to open a socket: the Note, the person, the last version their page has seen, and the token. */
 export interface LiveOpening {
   noteId: string;
   user: string;
   /** null: the page has nothing yet, so it gets a snapshot. */
   since: number | null;
+  token: LiveToken;
 }
 
 const ORIGIN = "https://note.internal";
@@ -54,7 +83,7 @@ export function liveRequest(opening: LiveOpening): Request {
   const url = new URL(`${ORIGIN}/live`);
   url.searchParams.set("note_id", opening.noteId);
   if (opening.since !== null) url.searchParams.set("since", String(opening.since));
-  return new Request(url, { headers: { Upgrade: "websocket", [LIVE_USER_HEADER]: opening.user } });
+  return new Request(url, { headers: { Upgrade: "websocket", [LIVE_USER_HEADER]: opening.user, [LIVE_TOKEN_HEADER]: JSON.stringify(opening.token) } });
 }
 
 /** The opening a request from `liveRequest` carries; null for any other request. */
@@ -64,5 +93,22 @@ export function readLiveRequest(request: Request): LiveOpening | null {
   const noteId = url.searchParams.get("note_id");
   const since = url.searchParams.get("since");
   if (url.pathname !== "/live" || user === null || noteId === null || request.headers.get("Upgrade") !== "websocket") return null;
-  return { noteId, user, since: since === null ? null : Number(since) };
+  return { noteId, user, since: since === null ? null : Number(since), token: readToken(request.headers.get(LIVE_TOKEN_HEADER)) };
+}
+
+function readToken(header: string | null): LiveToken {
+  try {
+    const token = JSON.parse(header ?? "null") as Partial<LiveToken> | null;
+    return {
+      expiresAt: typeof token?.expiresAt === "number" ? token.expiresAt : null,
+      recordKey: typeof token?.recordKey === "string" ? token.recordKey : null,
+    };
+  } catch {
+    return { expiresAt: null, recordKey: null };
+  }
+}
+
+/** The socket's token from what the resource server verified (`expiresAt` in seconds there). */
+export async function liveTokenOf(auth: { token: string; expiresAt?: number }): Promise<LiveToken> {
+  return { expiresAt: auth.expiresAt === undefined ? null : auth.expiresAt * 1000, recordKey: await accessTokenRecordKey(auth.token) };
 }

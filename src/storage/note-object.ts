@@ -17,7 +17,8 @@ import { Note } from "../note/note.js";
 import { ok, type Result } from "../note/result.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
-import { NOTE_GONE, readLiveRequest, SNAPSHOT_BYTES, SNAPSHOT_CHANGES, type LiveMessage, type LiveOpening } from "./live.js";
+import { accessTokenStands } from "../auth/token-cache.js";
+import { NOTE_GONE, readLiveRequest, SNAPSHOT_BYTES, SNAPSHOT_CHANGES, TOKEN_CHECK_MS, TOKEN_ENDED, type LiveMessage, type LiveOpening, type LiveToken } from "./live.js";
 import { NOTE_MIGRATIONS } from "./migrations.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
@@ -78,7 +79,10 @@ export class NoteObject extends DurableObject<Env> {
     if (!first.ok) return Response.json({ error: first.error }, { status: first.error.code === "note_not_found" ? 404 : 422 });
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     this.ctx.acceptWebSocket(server, [opening.user]);
+    // The token goes with the socket (it survives hibernation): the alarm closes the socket when the token ends.
+    server.serializeAttachment(opening.token);
     for (const frame of first.value) server.send(frame);
+    await this.#alarmBy(nextTokenCheck(opening.token, Date.now()));
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -159,27 +163,63 @@ export class NoteObject extends DurableObject<Env> {
 
   /** Closes `user`'s sockets (null: everyone's) with NOTE_GONE. */
   #closeSockets(user: string | null, reason: string): void {
-    for (const ws of user === null ? this.ctx.getWebSockets() : this.ctx.getWebSockets(user)) {
-      try {
-        ws.close(NOTE_GONE, reason);
-      } catch {
-        // Already closing.
-      }
-    }
+    for (const ws of user === null ? this.ctx.getWebSockets() : this.ctx.getWebSockets(user)) closeSocket(ws, NOTE_GONE, reason);
   }
 
-  /** Prunes idempotency records past retention and retries undelivered directory entries (and a deleted Note's erasure). */
+  /**
+   * Closes the sockets whose token ended, prunes idempotency records past
+   * retention and retries undelivered directory entries (and a deleted Note's erasure).
+   */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
-    if (!this.#migrated) return;
+    const sockets = await this.#closeEndedTokens();
+    if (!this.#migrated) {
+      if (sockets !== null) await this.#alarmBy(sockets);
+      return;
+    }
     const { oldest } = this.#noteFor(this.store.readMeta()?.note_id ?? "").pruneIdempotency(this.#retentionMs);
     const owed = await this.#deliver();
     if (!this.#migrated) return;
-    const next = [oldest === null ? null : oldest + this.#retentionMs, owed > 0 ? Date.now() + REDELIVERY_MS : null].filter(
+    const next = [oldest === null ? null : oldest + this.#retentionMs, owed > 0 ? Date.now() + REDELIVERY_MS : null, sockets].filter(
       (t): t is number => t !== null,
     );
     // An alarm set for the instant already running may never ring again: always a later one.
     if (next.length > 0) await this.#alarmBy(Math.max(Math.min(...next), Date.now() + 1));
+  }
+
+  /**
+   * Closes with TOKEN_ENDED every open socket whose token has expired or
+   * whose token's record is gone from OAUTH_KV (the token revoked, or its
+   * grant: sign-out, a replayed refresh token, a revocation). One read per
+   * token, however many sockets it opened. Returns when the open sockets need
+   * the next check (null: none open).
+   */
+  async #closeEndedTokens(): Promise<number | null> {
+    const now = Date.now();
+    const byRecord = new Map<string, WebSocket[]>();
+    let next: number | null = null;
+    for (const ws of this.ctx.getWebSockets()) {
+      if (ws.readyState !== WebSocket.OPEN) continue;
+      const token = (ws.deserializeAttachment() as LiveToken | null) ?? { expiresAt: null, recordKey: null };
+      if (token.expiresAt !== null && token.expiresAt <= now) {
+        closeSocket(ws, TOKEN_ENDED, "your session expired: sign in again");
+        continue;
+      }
+      if (token.recordKey !== null) byRecord.set(token.recordKey, [...(byRecord.get(token.recordKey) ?? []), ws]);
+      const check = nextTokenCheck(token, now);
+      next = next === null ? check : Math.min(next, check);
+    }
+    for (const [recordKey, sockets] of byRecord) {
+      let stands = true;
+      try {
+        stands = await accessTokenStands(this.env.OAUTH_KV, recordKey);
+      } catch (error) {
+        // KV unreachable: the sockets stay, and the next check asks again.
+        console.error("checking a live socket's token failed; the next check tries again", error);
+      }
+      if (!stands) for (const ws of sockets) closeSocket(ws, TOKEN_ENDED, "your access was revoked: sign in again");
+    }
+    return next;
   }
 
   /** The Note's rules over this object's store; one object is one Note, so it is built once. */
@@ -239,4 +279,18 @@ export class NoteObject extends DurableObject<Env> {
     await this.ctx.storage.setAlarm(at);
     this.#alarmAt = at;
   }
+}
+
+function closeSocket(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(code, reason);
+  } catch {
+    // Already closing.
+  }
+}
+
+/** When a socket with this token needs its next check: its expiry, or TOKEN_CHECK_MS from now for a revocation, whichever is first. */
+function nextTokenCheck(token: LiveToken, now: number): number {
+  const poll = now + TOKEN_CHECK_MS;
+  return token.expiresAt === null ? poll : Math.min(poll, Math.max(token.expiresAt, now + 1));
 }

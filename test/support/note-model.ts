@@ -836,6 +836,8 @@ export class NoteModel {
         const cells = isRow(input.cells) ? input.cells : {};
         if (unknownColumn(cells, tab.columns)) failures.push(invalid(TARGET));
         const row = find(input.row_id) as SheetRow | undefined;
+        // A row keeps at least one cell (docs/decisions.md): an update that would empty the last is refused.
+        if (row !== undefined && Object.keys(inColumnOrder({ ...row.cells, ...cells }, tab.columns)).length === 0) failures.push(invalid(TARGET));
         return {
           failures,
           done: () => {

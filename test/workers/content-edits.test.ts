@@ -318,6 +318,21 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(rowAsSlide).toMatchObject({ code: "slide_not_found", slide_id: ids[0] });
   });
 
+  it("a row_update that would empty every cell is refused naming cells, as rows_append refuses an empty row; emptying some cells is fine", async () => {
+    const { noteId, tabId, ids, version } = await newSheet(["A", "B"], [{ A: 1, B: "two" }, { A: 3 }]);
+    const emptied = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[1], cells: { A: null } });
+    expect(emptied.code).toBe("invalid_arguments");
+    expect(emptied.issues).toEqual([{ path: "cells", problem: `would empty every cell of row "${ids[1]}"; a row keeps at least one cell (give a value, or delete the row with row_delete)` }]);
+    const both = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { A: null, B: null } });
+    expect(both.issues).toEqual([{ path: "cells", problem: expect.stringContaining(`would empty every cell of row "${ids[0]}"`) }]);
+    // The same row as a new one: rows_append refuses it.
+    expect((await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{}] })).issues).toEqual([{ path: "rows[0]", problem: "at least one cell" }]);
+    // One cell left is a row.
+    const kept = await ok("edit_note_tab", { ...write(noteId, version, "one"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { A: null } });
+    expect(kept.version).toBe(version + 1);
+    expect((await rowsOf(noteId, tabId)).rows.map((row: any) => row.cells)).toEqual([{ B: "two" }, { A: 3 }]);
+  });
+
   it('a cell of no column is invalid_arguments naming rows[i].Col or cells.Col, and listing the columns', async () => {
     const { noteId, tabId, ids, version } = await newSheet(["Name", "Age"], [{ Name: "Ada" }]);
     const appended = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{ Name: "ok" }, { Name: "x", Colour: "red", age: 3 }] });

@@ -2,10 +2,12 @@
  * The Note's live socket (docs/live.md) through the Worker and the real Note
  * object: who may open one, what it sends first, and what closes it.
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { signIn } from "../../scripts/lib/sign-in.js";
 import { CHANGES_KEPT } from "../../src/note/changes.js";
+import { TOKEN_CHECK_MS } from "../../src/storage/live.js";
 import type { NoteObject } from "../../src/storage/note-object.js";
 import { api, failure, fetchWorker, newNote, ok, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
 
@@ -361,3 +363,81 @@ describe("what closes a socket", () => {
     expect((await live.closed).code).toBe(1003);
   });
 });
+
+describe("a socket whose token ends", () => {
+  const send = (request: Request) => exports.default.fetch(request);
+  const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
+  const alarmOf = (noteId: string) => runInDurableObject(stubOf(noteId), (_instance, state) => state.storage.getAlarm());
+  /** A page's token of its own for alice, so that ending it ends no other test's. */
+  const pageToken = () => signIn({ origin: ORIGIN, user: "alice", scopes: ["osfoundry:app"], resource: "api", fetch: send });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("closes with 4401 when its token expires: the object's alarm is set for it, and rings no later than the expiry", async () => {
+    const tokens = await pageToken();
+    const issued = Date.now();
+    const { noteId } = await newNote();
+    const live = await connect(noteId, { token: tokens.access_token });
+    await live.next();
+    const alarm = await alarmOf(noteId);
+    expect(alarm).not.toBeNull();
+    expect(alarm as number).toBeLessThanOrEqual(Math.min(Date.now() + TOKEN_CHECK_MS, issued + tokens.expires_in * 1000 + 1000));
+    // A check before the expiry leaves the socket open, and sets the next one.
+    expect(await runDurableObjectAlarm(stubOf(noteId))).toBe(true);
+    expect(await alarmOf(noteId)).not.toBeNull();
+    await liveAgainOpen(live, noteId);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(issued + (tokens.expires_in + 1) * 1000);
+    expect(await runDurableObjectAlarm(stubOf(noteId))).toBe(true);
+    expect(await live.closed).toEqual({ code: 4401, reason: "your session expired: sign in again" });
+  });
+
+  it(`closes with 4401 at the next check once its grant is revoked (a check every ${TOKEN_CHECK_MS / 1000} s while sockets are open); another grant's socket stays`, async () => {
+    const tokens = await pageToken();
+    const { noteId } = await newNote();
+    const revoked = await connect(noteId, { token: tokens.access_token });
+    const other = await connect(noteId);
+    await revoked.next();
+    await other.next();
+    const revocation = await send(
+      new Request(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: tokens.refresh_token as string, client_id: tokens.client_id }),
+      }),
+    );
+    expect(revocation.status).toBe(200);
+    // The bound: the check is due within TOKEN_CHECK_MS of now (alarms ring by themselves; the test rings it at once).
+    expect((await alarmOf(noteId)) as number).toBeLessThanOrEqual(Date.now() + TOKEN_CHECK_MS);
+    expect(await runDurableObjectAlarm(stubOf(noteId))).toBe(true);
+    expect(await revoked.closed).toEqual({ code: 4401, reason: "your access was revoked: sign in again" });
+    await liveAgainOpen(other, noteId);
+    other.ws.close(1000, "done");
+  });
+
+  it("closes with 4401 once the one access token it was opened with is revoked, though its grant lives on", async () => {
+    const tokens = await pageToken();
+    const { noteId } = await newNote();
+    const live = await connect(noteId, { token: tokens.access_token });
+    await live.next();
+    const revocation = await send(
+      new Request(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ token: tokens.access_token, client_id: tokens.client_id }),
+      }),
+    );
+    expect(revocation.status).toBe(200);
+    expect(await runDurableObjectAlarm(stubOf(noteId))).toBe(true);
+    expect((await live.closed).code).toBe(4401);
+  });
+});
+
+/** One more change reaches the open socket. */
+async function liveAgainOpen(live: Live, noteId: string): Promise<void> {
+  const written = await api("PUT", `/notes/${noteId}/markdown`, { text: `still open ${Math.random()}` });
+  expect(written.status).toBe(200);
+  expect(await live.next()).toMatchObject({ type: "change", change: { version: written.body.version } });
+}

@@ -144,6 +144,51 @@ describe("refresh tokens", () => {
     expect((await refresh(ORIGIN, first.client_id, retried.refresh_token, send)).status).toBe(200);
   });
 
+  it("the same refresh token sent twice at once (two tabs) gets one answer, twice: no second pair, and the grant stays", async () => {
+    const first = await agent();
+    const answers = await Promise.all([0, 1, 2].map(() => refresh(ORIGIN, first.client_id, first.refresh_token as string, send)));
+    const bodies = (await Promise.all(answers.map((answer) => answer.json()))) as any[];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    // One rotation: every request holds the token the grant now expects, so whichever a client keeps works.
+    expect(new Set(bodies.map((body) => body.refresh_token)).size).toBe(1);
+    expect(new Set(bodies.map((body) => body.access_token)).size).toBe(1);
+    expect(bodies[0].refresh_token).not.toBe(first.refresh_token);
+    expect((await tool("list_notes", {}, bodies[2].access_token)).isError).toBe(false);
+    const next = await refresh(ORIGIN, first.client_id, bodies[1].refresh_token, send);
+    expect(next.status).toBe(200);
+    const after = (await next.json()) as any;
+    expect((await tool("list_notes", {}, after.access_token)).isError).toBe(false);
+    // Its successor used, the first token is a replay again: the grant goes (RFC 9700 §4.14.2).
+    expect((await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).status).toBe(400);
+    expect((await rpc("tools/list", {}, after.access_token)).status).toBe(401);
+  });
+
+  it("the same refresh token again after the reuse interval gets a pair of its own (a lost answer's retry), not the kept one", async () => {
+    const first = await agent();
+    const lost = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    const retried = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    expect(retried.refresh_token).not.toBe(lost.refresh_token);
+    expect((await refresh(ORIGIN, first.client_id, retried.refresh_token, send)).status).toBe(200);
+  });
+
+  it("a refresh asking for other scopes than the first use of its token is no repeat of it: the library answers it", async () => {
+    const first = await agent();
+    const plain = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
+    const narrowed = await send(
+      new Request(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: first.refresh_token as string, client_id: first.client_id, scope: "osfoundry:read" }),
+      }),
+    );
+    const body = (await narrowed.json()) as any;
+    expect(narrowed.status).toBe(200);
+    expect(body.scope).toBe("osfoundry:read");
+    expect(body.refresh_token).not.toBe(plain.refresh_token);
+  });
+
   it("a replayed rotated-out refresh token revokes the grant: its newest tokens stop working at once (RFC 9700 §4.14.2)", async () => {
     const first = await agent();
     const second = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;

@@ -1,4 +1,5 @@
 /** The Notes page's session: sign-in with PKCE as this server's own client, the cookie it leaves, the bridge into /api/v1, sign-out, and agents' names in their grants. */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { base64url, sha256 } from "../../src/auth/base64url.js";
@@ -7,7 +8,7 @@ import { pageClientKey } from "../../src/http/page-session.js";
 import { settingsOf } from "../../src/settings.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { allowOnConsentPage, CookieJar, navigate, pageSignIn, setCookies } from "../support/page-browser.js";
-import { api, TOKENS } from "../support/workers.js";
+import { api, newNote, TOKENS } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 const send = (request: Request) => exports.default.fetch(request);
@@ -323,6 +324,26 @@ describe("sessions over time", () => {
     expect(await listNotes(sessionCookie(third.browser), { "Sec-Fetch-Site": "same-origin" })).toBe(401);
   });
 
+  it("two tabs whose session ended at once both refresh with the browser's one refresh token: both stay signed in, and so does the grant", async () => {
+    const { jar } = await signedIn();
+    const refreshToken = jar.get("notes_refresh") ?? "";
+    // Each tab's navigation carries the browser's cookies as they were; the browser then keeps whichever answer came last.
+    const tabs = [new CookieJar(), new CookieJar()];
+    for (const tab of tabs) tab.set("notes_refresh", refreshToken);
+    const answers = await Promise.all(tabs.map((tab) => navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, tab)));
+    expect(answers.map((answer) => answer.status)).toEqual([303, 303]);
+    expect(tabs[1]?.get("notes_refresh")).toBe(tabs[0]?.get("notes_refresh"));
+    expect(tabs[1]?.get("notes_session")).toBe(tabs[0]?.get("notes_session"));
+    for (const tab of tabs) expect(await listNotes(sessionCookie(tab), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+    // An hour later the browser refreshes with what it kept, whichever tab's answer that was: it works, and nothing was revoked.
+    for (const tab of tabs) {
+      const later = new CookieJar();
+      later.set("notes_refresh", tab.get("notes_refresh") ?? "");
+      expect((await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, later)).status).toBe(303);
+      expect(await listNotes(sessionCookie(later), { "Sec-Fetch-Site": "same-origin" })).toBe(200);
+    }
+  });
+
   it("a refresh token that no longer works starts the full sign-in and drops the cookie", async () => {
     const browser = new CookieJar();
     browser.set("notes_refresh", "alice:nogrant:nosecret");
@@ -354,6 +375,23 @@ describe("signing out", () => {
     const again = new CookieJar();
     again.set("notes_refresh", refreshToken);
     expect((await navigate(send, `${ORIGIN}/notes/sign-in?return=/notes/demo`, again)).status).toBe(302);
+  });
+
+  it("closes another tab's open live socket (4401) at the Note's next check, at most 30 s after the sign-out", async () => {
+    const { jar } = await signedIn();
+    const { noteId } = await newNote();
+    const upgrade = await send(new Request(`${ORIGIN}/api/v1/notes/${noteId}/live`, { headers: { Cookie: sessionCookie(jar), Origin: ORIGIN, Upgrade: "websocket" } }));
+    expect(upgrade.status).toBe(101);
+    const ws = upgrade.webSocket as WebSocket;
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason })));
+    ws.accept();
+    const signedOut = await send(new Request(`${ORIGIN}/notes/sign-out`, { method: "POST", headers: { Cookie: jar.header(), Origin: ORIGIN, "Sec-Fetch-Site": "same-origin" } }));
+    expect(signedOut.status).toBe(200);
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const due = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(due as number).toBeLessThanOrEqual(Date.now() + 30_000);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await closed).toEqual({ code: 4401, reason: "your access was revoked: sign in again" });
   });
 
   it("refuses a sign-out from another site and keeps the session", async () => {

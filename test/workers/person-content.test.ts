@@ -371,6 +371,20 @@ describe("the person's refused edits leave the Note byte-identical", () => {
     expect(empty.body.error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "cells", problem: "at least one cell" }] });
   });
 
+  it("a PATCH that would empty every cell of a row is 400 naming cells, and the row stays; one cell left is a row", async () => {
+    const r = await sheet(1);
+    const emptied = await refused(r.noteId, "PATCH", `/notes/${r.noteId}/tabs/${r.tab}/rows/${r.ids[0]}`, { cells: { name: null, n: null } });
+    expect(emptied.status).toBe(400);
+    expect(emptied.body.error).toMatchObject({
+      code: "invalid_arguments",
+      issues: [{ path: "cells", problem: `would empty every cell of row "${r.ids[0]}"; a row keeps at least one cell (give a value, or delete the row with row_delete)` }],
+    });
+    const kept = await api("PATCH", `/notes/${r.noteId}/tabs/${r.tab}/rows/${r.ids[0]}`, { cells: { name: null } });
+    expect(kept.status).toBe(200);
+    expect((await readAll(r.noteId, r.tab, 10)).map((row) => row.cells)).toEqual([{ n: 0 }]);
+    expect((await refused(r.noteId, "PATCH", `/notes/${r.noteId}/tabs/${r.tab}/rows/${r.ids[0]}`, { cells: { n: null } })).status).toBe(400);
+  });
+
   it("a wrong tab type, an unknown tab, a column named __proto__, a version given twice or an unknown parameter is refused, naming it", async () => {
     const s = await deck(1);
     const r = await sheet(1);

@@ -184,6 +184,13 @@ function connect(): void {
       say(`This Note is no longer yours to see: ${event.reason || "it was deleted or you were removed"}.`);
       return;
     }
+    if (event.code === 4401) {
+      // The token the socket was opened with ended (expired or revoked): a read now meets the 401 and signs in,
+      // or, when another tab has already renewed the session, succeeds and the socket opens again.
+      setLive("session ended");
+      void scheduleRead().then(connect);
+      return;
+    }
     setLive("reconnecting");
     // Backoff with jitter: 0.5 s, 1 s, 2 s … up to 15 s, so a restarted server is not met by every page at once.
     const delay = Math.min(15_000, 500 * 2 ** attempt) * (0.5 + Math.random() / 2);
