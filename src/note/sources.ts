@@ -31,7 +31,7 @@ export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"ad
   },
   apply: (ctx, meta, i, version) => {
     const parsed = i.page;
-    const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
+    const existing = ctx.store.sourceByNormalizedUrl(parsed.normalized);
     if (existing !== null) {
       return ok({
         commit: false,
