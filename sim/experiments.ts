@@ -24,7 +24,7 @@ export interface Plan {
   only: ReadonlySet<ExperimentNumber>;
   handles?: { config: HandlesConfig; chunks: HandlesChunk[] };
   idempotency?: { config: IdempotencyConfig; units: Unit<RunFigures>[] };
-  sources?: { config: SourcesConfig; units: Unit<SessionFigures>[] };
+  sources?: { config: SourcesConfig; units: Unit<SessionFigures[]>[] };
   outline?: { config: OutlineConfig; units: Unit<OutlineFigures>[] };
   conflicts?: { config: ConflictsConfig; units: Unit<ConflictDeck>[] };
 }
@@ -39,7 +39,7 @@ export interface Ran<R> {
 export interface Outputs {
   handles: HandlesTally[];
   idempotency: Ran<RunFigures>[];
-  sources: Ran<SessionFigures>[];
+  sources: Ran<SessionFigures[]>[];
   outline: Ran<OutlineFigures>[];
   conflicts: Ran<ConflictDeck>[];
 }

@@ -45,14 +45,14 @@ export interface RunFigures {
   replays_seen: number;
 }
 
-/** The units of experiment 3: every policy × order × seed. Version-then-key runs need the counterfactual. */
+/** The units of experiment 3: every policy × order × seed. Version-then-key runs on the version-first server the simulation plays. */
 export function idempotencyUnits(config: IdempotencyConfig): Unit<RunFigures>[] {
   const units: Unit<RunFigures>[] = [];
   for (const policy of KEY_POLICIES) {
     for (const order of ORDERS) {
       for (const seed of config.seeds) {
         const unit: Unit<RunFigures> = { script: (tag) => createDecks(config, policy, order, seed, tag) };
-        if (order === "version-then-key") unit.counterfactual = { versionBeforeKey: true };
+        if (order === "version-then-key") unit.server = "version-first";
         units.push(unit);
       }
     }

@@ -9,10 +9,10 @@
  */
 import type { Caller, CommandName, Input } from "../src/note/commands.js";
 import { MemoryNoteStore } from "../src/note/memory-store.js";
-import { Note, type Counterfactual } from "../src/note/note.js";
+import { Note } from "../src/note/note.js";
 import type { Result } from "../src/note/result.js";
 import { TOOLS_BY_NAME } from "../src/mcp/tools.js";
-import { IN_PROCESS_TAG, type AgentTool, type PersonAction, type Reply, type Script, type Step, type Unit } from "./script.js";
+import { IN_PROCESS_TAG, type AgentTool, type PersonAction, type PlayedServer, type Reply, type Script, type Step, type Unit } from "./script.js";
 
 export const USER = "alice";
 /** The agent, with an OAuth client as the MCP route sets it, so the change log names it an agent (with --live, the local sign-in's client, "Local script"). */
@@ -30,14 +30,29 @@ const COMMANDS: ReadonlyMap<AgentTool, CommandName> = new Map(
   }),
 );
 
-/** Notes by ID, all in memory, all with the same (possibly counterfactual) rules. */
+/** The agent's writes: each carries `expected_version` and `idempotency_key`. */
+const KEYED_TOOLS: ReadonlySet<AgentTool> = new Set(["create_note_tab", "edit_note_tab", "add_note_source"]);
+
+/**
+ * The key a version-first server's version check runs under: one no call
+ * ever records (a refused write records nothing), so the Note passes it to
+ * its version check, which then answers as that server would.
+ */
+const VERSION_PROBE_KEY = "sim-version-first-probe";
+
+/**
+ * Notes by ID, all in memory, answered by this server's rules, or by a server
+ * the simulation plays beside them (`server`): "version-first" checks a
+ * write's `expected_version` before it calls the Note, so a stale resend meets
+ * a conflict before the Note can look its key up.
+ */
 export class World {
   readonly #notes = new Map<string, { note: Note; store: MemoryNoteStore }>();
-  readonly #counterfactual: Counterfactual | undefined;
+  readonly #server: PlayedServer | undefined;
   #clock = EPOCH_MS;
 
-  constructor(counterfactual?: Counterfactual) {
-    this.#counterfactual = counterfactual;
+  constructor(server?: PlayedServer) {
+    this.#server = server;
   }
 
   /** Runs a script to its end and returns what it returns. */
@@ -53,6 +68,15 @@ export class World {
     const { note_id, ...input } = step.args as { note_id: string } & Record<string, unknown>;
     const command = COMMANDS.get(step.tool);
     if (command === undefined) throw new Error(`no command for ${step.tool}`);
+    if (this.#server === "version-first" && KEYED_TOOLS.has(step.tool)) {
+      return this.#execute(note_id, (note, store) => {
+        // The version check, before the Note sees the key: this thread is the only one at the Note, so nothing commits between the two.
+        const stale = input.expected_version !== store.readMeta()?.version;
+        // A stale write goes to the Note under a key nothing recorded: the Note's own version check answers it, as this server's would.
+        const sent = stale ? { ...input, idempotency_key: VERSION_PROBE_KEY } : input;
+        return note.execute(AGENT, command, sent as Input<typeof command>);
+      }) as Reply;
+    }
     return this.#execute(note_id, (note) => note.execute(AGENT, command, input as Input<typeof command>)) as Reply;
   }
 
@@ -75,14 +99,14 @@ export class World {
    * names one, empty until created), then takes the changes it committed, as
    * the Note's Durable Object does after each operation, so none pile up.
    */
-  #execute(noteId: string, operation: (note: Note) => Result<unknown>): Result<unknown> {
+  #execute(noteId: string, operation: (note: Note, store: MemoryNoteStore) => Result<unknown>): Result<unknown> {
     let held = this.#notes.get(noteId);
     if (held === undefined) {
       const store = new MemoryNoteStore();
-      held = { note: new Note(noteId, store, { now: () => this.#clock, counterfactual: this.#counterfactual }), store };
+      held = { note: new Note(noteId, store, { now: () => this.#clock }), store };
       this.#notes.set(noteId, held);
     }
-    const result = operation(held.note);
+    const result = operation(held.note, held.store);
     held.store.takeCommittedChanges();
     return result;
   }
@@ -90,5 +114,5 @@ export class World {
 
 /** Runs one unit in a world of its own. */
 export function runInProcess<R>(unit: Unit<R>, tag: string = IN_PROCESS_TAG): R {
-  return new World(unit.counterfactual).run(unit.script(tag));
+  return new World(unit.server).run(unit.script(tag));
 }

@@ -5,8 +5,8 @@
  * the person's API. The scripts are the in-process ones, drawing the same
  * random events in the same order, so the figures must agree with an
  * in-process run at the same seed and trials. A lost response is an answer
- * the client received and discarded. Units needing a counterfactual (version
- * before key, no URL dedupe) run in process: no server does that.
+ * the client received and discarded. Units on a server the simulation plays
+ * (version before key) run in process: no deployment is that server.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -32,7 +32,7 @@ export interface LiveOptions {
   tag?: string;
 }
 
-/** Runs the chosen experiments: 3, 4 and 5 against the server, 1 and 2 (and the counterfactual units) in process. */
+/** Runs the chosen experiments: 3, 4 and 5 against the server, 1 and 2 (and the units on a played server) in process. */
 export async function runLive(options: LiveOptions): Promise<Results> {
   const { origin, settings, only, concurrency = 8, log = () => {} } = options;
   const tag = options.tag ?? randomTag();
@@ -59,7 +59,7 @@ export async function runLive(options: LiveOptions): Promise<Results> {
       }
       const unit = plan[job.experiment]?.units[job.index] as Unit<unknown> | undefined;
       if (unit === undefined) throw new Error(`no unit ${job.index} of ${job.experiment}`);
-      if (unit.counterfactual !== undefined) outputs[i] = { figures: runInProcess(unit), source: "in process (counterfactual)" };
+      if (unit.server !== undefined) outputs[i] = { figures: runInProcess(unit), source: "in process (version first)" };
       else live.push(i);
     });
     log(`live: ${live.length} units through ${origin}/mcp, ${concurrency} at a time (Note IDs tagged ${tag})`);

@@ -22,7 +22,7 @@ Reruns the experiments of SPEC §9 (and a sixth: conflicts that carry the change
   --only LIST   which experiments, e.g. 1,3 (default: all; with --live: 3,4,5)
   --json        one JSON document instead of the tables
   --live URL    send experiments 3, 4 and 5 (and 6 if chosen with --only) through the connector at URL (e.g. http://127.0.0.1:8787, started by npm start;
-                1 and 2, if chosen with --only, and the counterfactual rows run in process);
+                1 and 2, if chosen with --only, and experiment 3's version-first rows run in process);
                 its trials default to --trials ${LIVE_DEFAULT_TRIALS} (experiment 4: 15 sessions; experiment 5: 100 decks)
   --concurrency N  with --live: units in flight at once (default 8)
   --help        this text`;

@@ -9,7 +9,6 @@
 import type { z } from "zod";
 import type { inputs } from "../src/mcp/schemas.js";
 import type { AddedSource, AttachmentPage, CreatedTab, EditedTab, TabContent, TabList } from "../src/note/commands.js";
-import type { Counterfactual } from "../src/note/note.js";
 
 /** The agent's tools the experiments call. */
 export type AgentTool = "list_note_tabs" | "read_note_tab" | "create_note_tab" | "edit_note_tab" | "add_note_source" | "list_note_attachments";
@@ -90,15 +89,21 @@ export function noteIdFor(experiment: number, tag: string, unit: string): string
 /** The tag of in-process runs. */
 export const IN_PROCESS_TAG = "00000000";
 
-/** Where a unit's figures came from: the domain in this process, a running server, or the in-process counterfactual (which no server runs). */
-export type Source = "in process" | "live" | "in process (counterfactual)";
+/**
+ * A server no deployment runs, played by the simulation beside the Note (sim/in-process.ts):
+ * "version-first" checks `expected_version` before it hands a write to the Note, which checks the key.
+ */
+export type PlayedServer = "version-first";
+
+/** Where a unit's figures came from: the domain in this process, a running server, or a server the simulation plays in process. */
+export type Source = "in process" | "live" | "in process (version first)";
 
 /**
  * One independent unit of an experiment (a run, a session, a deck): its own
  * Notes, its own random streams. Units can run in any order or side by side.
  */
 export interface Unit<R> {
-  /** A simulation-only behaviour of the domain this unit needs; such a unit cannot run live. */
-  counterfactual?: Counterfactual;
+  /** The server this unit needs the simulation to play in process; such a unit does not run live. */
+  server?: PlayedServer;
   script(tag: string): Script<R>;
 }

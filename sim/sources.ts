@@ -94,15 +94,16 @@ export interface SessionFigures {
   caught_by_href: number;
 }
 
-export function sourcesUnits(config: SourcesConfig): Unit<SessionFigures>[] {
-  const units: Unit<SessionFigures>[] = [];
+/**
+ * The units of experiment 4: one per policy and session, each run on this
+ * server (URL dedupe on). Each returns both rows' figures: dedupe on, as the
+ * server answered, and dedupe off, counted from the same answers.
+ */
+export function sourcesUnits(config: SourcesConfig): Unit<SessionFigures[]>[] {
+  const units: Unit<SessionFigures[]>[] = [];
   for (const policy of SOURCE_KEY_POLICIES) {
-    for (const dedupe of DEDUPE) {
-      for (let session = 0; session < config.sessions; session++) {
-        const unit: Unit<SessionFigures> = { script: (tag) => researchSession(config, policy, dedupe, session, tag) };
-        if (dedupe === "off") unit.counterfactual = { noUrlDedupe: true };
-        units.push(unit);
-      }
+    for (let session = 0; session < config.sessions; session++) {
+      units.push({ script: (tag) => researchSession(config, policy, session, tag) });
     }
   }
   return units;
@@ -115,13 +116,18 @@ export function sourcesUnits(config: SourcesConfig): Unit<SessionFigures>[] {
  * resent unchanged (same key, same version). On a version conflict (after a
  * replayed answer, which carries the version of its first commit) it re-reads
  * with list_note_tabs and resends with the same key and the new version.
+ *
+ * A connector without URL dedupe is counted from the same answers: each
+ * `already_attached: true` to a key it has not stored under is a copy such a
+ * connector would have stored (and kept under that key, so a later call with
+ * the key is its replay). Its row's calls and conflicts are this server's.
  */
-function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, dedupe: Dedupe, session: number, tag: string): Script<SessionFigures> {
-  const noteId = noteIdFor(4, tag, `${policy}-${dedupe}-${session}`);
+function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, session: number, tag: string): Script<SessionFigures[]> {
+  const noteId = noteIdFor(4, tag, `${policy}-${session}`);
   yield* setUpNote(noteId, `Experiment 4: session ${session}`);
   const figures: SessionFigures = {
     policy,
-    dedupe,
+    dedupe: "on",
     session,
     citations: 0,
     add_calls: 0,
@@ -138,6 +144,9 @@ function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, dedupe
   const cited = new Set<number>();
   /** What the server committed, in order: the harness sees every answer, lost ones too. */
   const committed = new Map<string, string>();
+  /** What a connector without URL dedupe would have stored, in order (URLs as written), and the keys of the copies only it stores. */
+  const storedWithoutDedupe: string[] = [];
+  const keysWithoutDedupe = new Set<string>();
 
   let version = expectOk(yield* agent("list_note_tabs", { note_id: noteId }), "list_note_tabs").version;
   for (let turn = 0; turn < config.turns; turn++) {
@@ -160,7 +169,15 @@ function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, dedupe
           url,
         });
         figures.add_calls += 1;
-        if (answer.ok && !answer.value.replayed && !answer.value.already_attached) committed.set(answer.value.source_id, url);
+        if (answer.ok && !answer.value.replayed) {
+          if (!answer.value.already_attached) {
+            committed.set(answer.value.source_id, url);
+            storedWithoutDedupe.push(url);
+          } else if (!keysWithoutDedupe.has(key)) {
+            keysWithoutDedupe.add(key);
+            storedWithoutDedupe.push(url);
+          }
+        }
         if (losses.chance(config.lossProbability)) {
           figures.lost_responses += 1;
           continue;
@@ -180,24 +197,37 @@ function* researchSession(config: SourcesConfig, policy: SourceKeyPolicy, dedupe
 
   // Measured, not part of the agent's calls: the Sources tab as the server keeps it.
   const stored = yield* listSources(noteId);
-  figures.stored = stored.length;
+  const written = stored.map((source) => {
+    const url = committed.get(source.id);
+    if (url === undefined) throw new Error(`source ${source.id} was committed by no answer the harness saw`);
+    return url;
+  });
+  return [{ ...figures, dedupe: "off", ...duplicatesOf(storedWithoutDedupe) }, { ...figures, ...duplicatesOf(written) }];
+}
+
+/**
+ * The stored copies of a session's pages, as URLs as written in the order
+ * stored: how many, how many name a page stored before (its normalized URL),
+ * and how many of those a browser-style comparison (`new URL(…).href` against
+ * an earlier copy's) would have caught.
+ */
+function duplicatesOf(written: readonly string[]): Pick<SessionFigures, "stored" | "duplicates" | "caught_by_href"> {
+  const counts = { stored: written.length, duplicates: 0, caught_by_href: 0 };
   /** Per page: what a browser-style comparison sees of each stored copy's URL as written. */
   const seen = new Map<string, (string | null)[]>();
-  for (const source of stored) {
-    const written = committed.get(source.id);
-    if (written === undefined) throw new Error(`source ${source.id} was committed by no answer the harness saw`);
-    const page = normalizedUrl(source.url);
-    const href = browserHref(written);
+  for (const url of written) {
+    const page = normalizedUrl(url);
+    const href = browserHref(url);
     const earlier = seen.get(page);
     if (earlier === undefined) {
       seen.set(page, [href]);
       continue;
     }
-    figures.duplicates += 1;
-    if (href !== null && earlier.includes(href)) figures.caught_by_href += 1;
+    counts.duplicates += 1;
+    if (href !== null && earlier.includes(href)) counts.caught_by_href += 1;
     earlier.push(href);
   }
-  return figures;
+  return counts;
 }
 
 /** The idempotency key a policy gives a citation. */
@@ -277,7 +307,8 @@ export interface SourcesResult {
   rows: SourcesRow[];
 }
 
-export function sourcesResult(config: SourcesConfig, sessions: readonly { figures: SessionFigures; source: Source }[]): SourcesResult {
+export function sourcesResult(config: SourcesConfig, runs: readonly { figures: SessionFigures[]; source: Source }[]): SourcesResult {
+  const sessions = runs.flatMap((run) => run.figures.map((figures) => ({ figures, source: run.source })));
   const rows: SourcesRow[] = [];
   for (const policy of SOURCE_KEY_POLICIES) {
     for (const dedupe of DEDUPE) {
@@ -355,6 +386,7 @@ export function sourcesSection(result: SourcesResult): Section {
       `Each answer is lost with probability ${config.lossProbability} and the call resent unchanged (same key, same expected_version). ` +
       "expected_version comes from the client's latest answer; a replayed answer carries its first commit's version, so the next citation may meet a version conflict: the client then re-reads with list_note_tabs and resends with the same key and the new version (counted in calls). " +
       "Stored sources are read back with list_note_attachments; a duplicate is a stored source whose page (normalized URL) was stored before; " +
-      "\"caught by new URL()\" counts duplicates whose URL as written has the same href as an earlier stored copy's (a URL without a scheme does not parse and is never caught). The citations are the same in every row.",
+      "\"caught by new URL()\" counts duplicates whose URL as written has the same href as an earlier stored copy's (a URL without a scheme does not parse and is never caught). The citations are the same in every row. " +
+      "Dedupe off is counted from the same sessions' answers: every already_attached: true to a key not stored under before is a copy a connector without URL dedupe would have stored (and replayed under that key later); its calls and conflicts are this server's.",
   };
 }

@@ -78,9 +78,35 @@ export function touchedBy(result: {
   return touched;
 }
 
+const DAY_MS = 86_400_000;
+/** The day `isoTime` last formatted: its first millisecond and its "YYYY-MM-DDT". */
+let dayStart = Number.NaN;
+let dayText = "";
+
+/**
+ * `new Date(ms).toISOString()`, without a Date: every commit writes one, and
+ * commits come in runs on the same day, so the day's text is kept and only
+ * the time of day is formatted.
+ */
+export function isoTime(time: number): string {
+  // A Date keeps whole milliseconds, truncated.
+  const ms = Number.isInteger(time) ? time : Math.trunc(time);
+  if (!(ms >= dayStart && ms < dayStart + DAY_MS)) {
+    const text = new Date(ms).toISOString();
+    dayStart = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+    dayText = text.slice(0, text.indexOf("T") + 1);
+  }
+  const t = ms - dayStart;
+  const h = Math.floor(t / 3_600_000);
+  const m = Math.floor(t / 60_000) % 60;
+  const sec = Math.floor(t / 1000) % 60;
+  const milli = t % 1000;
+  return `${dayText}${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}:${sec < 10 ? "0" : ""}${sec}.${milli < 100 ? (milli < 10 ? "00" : "0") : ""}${milli}Z`;
+}
+
 /** Writes the entry of the change committing as `version`, and drops the one that falls out of the log. */
 export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched): void {
-  const entry: ChangeEntry = { version, at: new Date(ctx.now()).toISOString(), actor: actorOf(caller), operation, ...touched };
+  const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation, ...touched };
   let omitted = 0;
   for (const list of ["slide_ids", "row_ids"] as const) {
     const ids = touched[list];

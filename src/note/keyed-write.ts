@@ -81,11 +81,6 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   if (!opened.ok) return opened;
   const meta = opened.value;
 
-  if (ctx.counterfactual.versionBeforeKey === true) {
-    // Only the simulations run this order, to count the duplicates it causes.
-    const conflict = checkVersion(ctx, args.expected_version, meta.version);
-    if (conflict !== null) return conflict;
-  }
   const print = fingerprint(given.value, write.fields, write.laterFields);
   const first = replay(ctx.store, tool, args.idempotency_key, print);
   // The record holds this tool's own first result.

@@ -9,7 +9,7 @@ import { mayRun } from "./access.js";
 import { ADD_FILE, listAttachments } from "./attachments.js";
 import { listChanges } from "./changes.js";
 import type { Caller, CommandName, Input, KeyedCommand, Output } from "./commands.js";
-import type { Counterfactual, NoteContext } from "./context.js";
+import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
 import { ADD_MEMBER, createNote, REMOVE_MEMBER, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
@@ -21,12 +21,9 @@ import type { NoteMeta, NoteStore } from "./store.js";
 import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tab-commands.js";
 import { CHANGE_TAB, EDIT_TAB } from "./tab-edit.js";
 
-export type { Counterfactual } from "./context.js";
-
 export interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */
   now: () => number;
-  counterfactual?: Counterfactual;
 }
 
 /** Each operation's rules take the Note, the caller and the arguments as given: they check every field themselves. */
@@ -82,7 +79,7 @@ export class Note {
     store: NoteStore,
     options: NoteOptions,
   ) {
-    this.#ctx = { id, store, now: options.now, counterfactual: options.counterfactual ?? {} };
+    this.#ctx = { id, store, now: options.now };
   }
 
   /**

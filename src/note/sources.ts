@@ -13,8 +13,15 @@ import { parseSourceUrl, type ParsedUrl } from "./url.js";
 
 type ParsedPage = Extract<ParsedUrl, { ok: true }>;
 
+/** What a citation needs once its fields are valid: them, and its URL parsed. */
+interface Citation {
+  title: string;
+  description: string | undefined;
+  page: ParsedPage;
+}
+
 /** `add_note_source`. */
-export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"add_source"> & { page: ParsedPage }> = {
+export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Citation> = {
   tool: "add_source",
   fields: ["title", "url", "description"],
   validate: (i, checks) => {
@@ -27,11 +34,11 @@ export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Input<"ad
     const parsed = parseSourceUrl(i.url);
     // The answer names the URL, but not all 200 KB of one that is far too long.
     if (!parsed.ok) return fail({ code: "invalid_url", message: `url: ${parsed.reason}.`, url: clip(i.url), reason: parsed.reason });
-    return ok({ ...i, page: parsed });
+    return ok({ title: i.title, description: i.description, page: parsed });
   },
   apply: (ctx, meta, i, version) => {
     const parsed = i.page;
-    const existing = ctx.counterfactual.noUrlDedupe === true ? null : ctx.store.sourceByNormalizedUrl(parsed.normalized);
+    const existing = ctx.store.sourceByNormalizedUrl(parsed.normalized);
     if (existing !== null) {
       return ok({
         commit: false,

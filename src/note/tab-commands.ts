@@ -50,7 +50,7 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
   const found = findTab(ctx.store, tabId as string);
   if (!found.ok) return found;
   const tab = found.value;
-  const base = { note_id: ctx.id, version: opened.value.version, tab: summary(tab) };
+  const { version } = opened.value;
   if (tab.type === "slides" || tab.type === "sheet") {
     const kind = tab.type === "slides" ? "slides" : "rows";
     const max = tab.type === "slides" ? LIMITS.slidesPageSize : LIMITS.rowsPageSize;
@@ -65,15 +65,15 @@ export function readTab(ctx: NoteContext, caller: Caller, input: unknown): Resul
     if (tab.type === "sheet") {
       const { page, more } = fit(ctx.store.rows.page(tab.id, from.after, ((limit as number | undefined) ?? LIMITS.rowsPageDefault) + 1), limit, LIMITS.rowsPageDefault, (row) => JSON.stringify(row.cells).length);
       const rows = page.map((row, i) => ({ id: row.id, index: from.count + i, cells: row.cells }));
-      return ok({ ...base, columns: tab.columns, rows, next_cursor: next(page, more) });
+      return ok({ note_id: ctx.id, version, tab: summary(tab), columns: tab.columns, rows, next_cursor: next(page, more) });
     }
     const { page, more } = fit(ctx.store.slides.page(tab.id, from.after, ((limit as number | undefined) ?? LIMITS.slidesPageSize) + 1), limit, LIMITS.slidesPageSize, (slide) => slide.title.length + slide.body.length + slide.notes.length);
-    return ok({ ...base, slides: numbered(page, from.count), next_cursor: next(page, more) });
+    return ok({ note_id: ctx.id, version, tab: summary(tab), slides: numbered(page, from.count), next_cursor: next(page, more) });
   }
   if (tab.type === "markdown") {
     const paging = (["limit", "cursor"] as const).filter((name) => given.value[name] !== undefined);
     if (paging.length > 0) return fail(invalidArguments(paging.map((path) => ({ path, problem: "pages a slides or Sheet tab only; a markdown tab is read whole" }))));
-    return ok({ ...base, text: ctx.store.markdown() });
+    return ok({ note_id: ctx.id, version, tab: summary(tab), text: ctx.store.markdown() });
   }
   return fail(wrongTabType(tab, ["slides", "sheet", "markdown"], `Tab "${tab.id}" is a ${tab.type} tab; read_note_tab reads slides, Sheet and markdown tabs. Use list_note_attachments for its items.`));
 }
@@ -141,19 +141,25 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
   apply: (ctx, meta, i, version) => {
     const room = roomForTab(meta);
     if (!room.ok) return room;
-    const answer = (tab: TabRow) => ({ note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false });
     if (i.tab_type === "sheet") {
       const columns = i.columns ?? [];
       const { rows, meta: identified } = newRows(ctx.now(), meta, i.rows ?? [], columns, null);
       const { tab, meta: after } = appendTab(ctx, identified, { type: "sheet", label: i.label, columns, rowCount: rows.length });
       if (rows.length > 0) ctx.store.rows.insert(tab.id, rows);
-      const result = { ...answer(tab), tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id) };
+      // Written out whole, not spread from a common part: see summary().
+      const result = {
+        note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false,
+        tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id),
+      };
       return ok({ commit: true, meta: after, result });
     }
     const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? [], null);
     const { tab, meta: after } = appendTab(ctx, identified, { type: "slides", label: i.label, slideCount: slides.length });
     if (slides.length > 0) ctx.store.slides.insert(tab.id, slides);
-    const result = { ...answer(tab), tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id) };
+    const result = {
+      note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false,
+      tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id),
+    };
     return ok({ commit: true, meta: after, result });
   },
 };

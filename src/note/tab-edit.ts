@@ -90,11 +90,12 @@ export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab
     const { tab, ids, added, unchanged } = done.value;
     // A change that changes nothing keeps the version (other writers stay current); its key still records
     // the answer, so a resend after the Note moved on gets it back, as the key promises.
-    const base = { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: unchanged === true ? meta.version : version, replayed: false, arguments_differ: false };
+    const at = unchanged === true ? meta.version : version;
+    // Written out whole, not spread from a common part: see summary().
     const result =
       tab.type === "slides"
-        ? { ...base, slides_added: added, slide_ids: ids, slide_count: tab.slide_count }
-        : { ...base, row_ids: ids, row_count: tab.row_count, columns: tab.columns };
+        ? { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, slides_added: added, slide_ids: ids, slide_count: tab.slide_count }
+        : { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, row_ids: ids, row_count: tab.row_count, columns: tab.columns };
     return ok(unchanged === true ? { commit: false, answer: result, recordKey: true } : { commit: true, meta: done.value.meta, result });
   },
 };

@@ -16,10 +16,10 @@ import type { NoteMeta } from "./store.js";
  */
 export function checkVersion(ctx: NoteContext, expected: number, current: number): Result<never> | null {
   if (expected === current) return null;
-  const fields = { code: "version_conflict", expected_version: expected, current_version: current } as const;
+  const code = "version_conflict";
   if (expected > current) {
     const message = `Expected version ${expected} is ahead of the Note's current version ${current}: no Note has been there yet. Re-read it (list_note_tabs) and retry with the current version.`;
-    return fail({ ...fields, message, changes: [], changes_complete: true });
+    return fail({ code, expected_version: expected, current_version: current, message, changes: [], changes_complete: true });
   }
   const since = changesSince(ctx, expected, current);
   const what = `The Note changed: expected version ${expected}, current version ${current}.`;
@@ -27,7 +27,7 @@ export function checkVersion(ctx: NoteContext, expected: number, current: number
   const message = since.changes_complete
     ? `${what} \`changes\` lists every change since your version: if none touched your target, retry with the current version; otherwise re-read it (list_note_tabs, read_note_tab) first.`
     : `${what} \`changes\` lists only the first ${since.changes.length} of ${current - expected} changes since your version (changes_complete: false): re-read it (list_note_tabs, read_note_tab) before you retry.`;
-  return fail({ ...fields, message, ...since });
+  return fail({ code, expected_version: expected, current_version: current, message, changes: since.changes, changes_complete: since.changes_complete });
 }
 
 /** The version the Note's next committed change gets: one more, always. */

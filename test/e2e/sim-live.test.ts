@@ -2,8 +2,9 @@
  * `npm run sim -- --live`: experiments 3, 4 and 5 sent through the real
  * connector under `wrangler dev` with the official MCP client agree with the
  * same experiments run in process at the same seed and trials (issue 4,
- * acceptance 4). The counterfactual rows run in process in both and are
- * marked so.
+ * acceptance 4). Experiment 3's version-first rows run in process in both
+ * (the simulation plays that server) and are marked so; experiment 4's
+ * dedupe-off rows are counted from the same live answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
@@ -42,20 +43,20 @@ describe("a live run agrees with the in-process run at the same seed and trials"
     const liveRows = live.idempotency?.rows ?? [];
     const modelRows = inProcess.idempotency?.rows ?? [];
     expect(liveRows).toHaveLength(6);
-    for (const row of liveRows) expect(row.source).toBe(row.order === "key-then-version" ? "live" : "in process (counterfactual)");
+    for (const row of liveRows) expect(row.source).toBe(row.order === "key-then-version" ? "live" : "in process (version first)");
     expect(liveRows.map(figures)).toEqual(modelRows.map(figures));
     const kept = liveRows.find((r) => r.policy === "same-on-resend" && r.order === "key-then-version");
     expect(kept?.runs.map((run) => run.tabs_created)).toEqual([50, 50, 50]);
   });
 
-  it("experiment 4: the same stored sources, duplicates and calls; dedupe-off rows come from the in-process model", () => {
+  it("experiment 4: the same stored sources, duplicates and calls; dedupe-off rows are counted from the live answers", () => {
     const liveRows = live.sources?.rows ?? [];
     expect(liveRows.map((r) => [r.dedupe, r.source])).toEqual([
-      ["off", "in process (counterfactual)"],
+      ["off", "live"],
       ["on", "live"],
-      ["off", "in process (counterfactual)"],
+      ["off", "live"],
       ["on", "live"],
-      ["off", "in process (counterfactual)"],
+      ["off", "live"],
       ["on", "live"],
     ]);
     expect(liveRows.map(figures)).toEqual((inProcess.sources?.rows ?? []).map(figures));

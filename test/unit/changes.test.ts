@@ -4,7 +4,7 @@
  * bounded list, and pages that end.
  */
 import { describe, expect, it } from "vitest";
-import { CHANGES_KEPT, CONFLICT_CHANGES, IDS_PER_CHANGE } from "../../src/note/changes.js";
+import { CHANGES_KEPT, CONFLICT_CHANGES, IDS_PER_CHANGE, isoTime } from "../../src/note/changes.js";
 import type { Caller, ChangePage } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
@@ -122,3 +122,15 @@ describe("the change log", () => {
     expect(JSON.stringify(store.tables().changes)).toBe(before);
   });
 });
+
+describe("an entry's time", () => {
+  it("is the Date's ISO 8601 text for any time a Date holds, days and years apart, before 1970 and past 9999", () => {
+    const times = [0, 1, -1, 999, 1000, 86_399_999, 86_400_000, -86_400_000, -86_400_001, Date.UTC(2026, 0, 5, 9, 0, 0), 253_402_300_799_999, 253_402_300_800_000, -62_167_219_200_001, 8.64e15, -8.64e15, 1.5e12 + 0.5, -0.5];
+    // Runs of times on one day (what the kept day serves), then jumps back and forth between days.
+    for (let t = Date.UTC(2026, 11, 1, 23, 59, 58); t < Date.UTC(2026, 11, 2, 0, 0, 2); t += 7) times.push(t);
+    for (let i = 0; i < 2_000; i++) times.push(Math.round(Math.sin(i) * 4e12));
+    for (const t of times) expect(isoTime(t), String(t)).toBe(new Date(t).toISOString());
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
+  });
+});
+

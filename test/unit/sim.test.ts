@@ -104,8 +104,8 @@ describe("experiment 3: the key is checked before the version", () => {
 
   it("checking the version first turns resends into second decks for a client that starts over after a conflict", () => {
     const rows = scaledRun().idempotency?.rows ?? [];
-    const counterfactual = rows.find((r) => r.policy === "fresh-after-conflict" && r.order === "version-then-key");
-    expect(counterfactual?.duplicate_tabs).toBeGreaterThan(0);
+    const versionFirst = rows.find((r) => r.policy === "fresh-after-conflict" && r.order === "version-then-key");
+    expect(versionFirst?.duplicate_tabs).toBeGreaterThan(0);
     const keptKey = rows.find((r) => r.policy === "same-on-resend" && r.order === "version-then-key");
     const production = rows.find((r) => r.policy === "same-on-resend" && r.order === "key-then-version");
     expect(keptKey?.duplicate_tabs).toBe(0);
@@ -113,6 +113,28 @@ describe("experiment 3: the key is checked before the version", () => {
     expect(keptKey?.calls_sent).toBeGreaterThan(production?.calls_sent ?? Infinity);
     const fresh = rows.filter((r) => r.policy === "fresh-every-call");
     for (const row of fresh) expect(row.duplicate_tabs).toBeGreaterThan(0);
+  });
+});
+
+describe("the version-first server the simulation plays", () => {
+  /** A Note at version 3 with one deck, whose create's answer was lost; then the stale resend, and the tabs after it. */
+  function resend(world: World): { answer: Reply; tabs: Reply } {
+    const noteId = "sim3-00000000-played";
+    world.answer({ kind: "person", action: { op: "create_note", note_id: noteId, title: "Played" } });
+    world.answer({ kind: "person", action: { op: "approve", note_id: noteId } });
+    const call = { note_id: noteId, expected_version: 2, idempotency_key: "deck-1", tab_type: "slides", label: "Deck 1" };
+    const first = world.answer({ kind: "agent", tool: "create_note_tab", args: call });
+    expect(first).toMatchObject({ ok: true, value: { version: 3, replayed: false } });
+    const answer = world.answer({ kind: "agent", tool: "create_note_tab", args: call });
+    return { answer, tabs: world.answer({ kind: "agent", tool: "list_note_tabs", args: { note_id: noteId } }) };
+  }
+
+  it("answers a stale resend with the Note's own version_conflict, where this server replays it; neither writes", () => {
+    const played = resend(new World("version-first"));
+    expect(played.answer).toMatchObject({ ok: false, error: { code: "version_conflict", expected_version: 2, current_version: 3 } });
+    const today = resend(new World());
+    expect(today.answer).toMatchObject({ ok: true, value: { version: 3, replayed: true } });
+    for (const { tabs } of [played, today]) expect(tabs).toMatchObject({ ok: true, value: { version: 3 } });
   });
 });
 
@@ -281,7 +303,7 @@ describe("the requests", () => {
     const refused: EdgeWorld["refused"] = [];
     let parsed = 0;
     for (const unit of units) {
-      const world = new EdgeWorld(unit.counterfactual);
+      const world = new EdgeWorld(unit.server);
       world.run(unit.script(IN_PROCESS_TAG));
       refused.push(...world.refused);
       parsed += world.parsed;
@@ -348,7 +370,7 @@ describe("the output", () => {
 
   it("drives the same Note operations the MCP tools do", () => {
     const plan = makePlan({ trials: 100 }, new Set([3]));
-    expect(plan.idempotency?.units.filter((u) => u.counterfactual?.versionBeforeKey === true)).toHaveLength(9);
+    expect(plan.idempotency?.units.filter((u) => u.server === "version-first")).toHaveLength(9);
     for (const tool of ["list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments"]) {
       expect(TOOLS_BY_NAME.get(tool)?.command).toBeTruthy();
     }
