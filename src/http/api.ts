@@ -8,8 +8,28 @@ import { Hono, type Context } from "hono";
 import { TrieRouter } from "hono/router/trie-router";
 import { z } from "zod";
 import { SCOPES } from "../auth/scopes.js";
-import { cell, cellsOf, noteId as noteIdSchema } from "../mcp/schemas.js";
-import { parseArguments } from "../mcp/server.js";
+import {
+  cellOrNull,
+  cellsOf,
+  closed,
+  columns,
+  cursor,
+  fileName,
+  itemId,
+  markdown,
+  mediaType,
+  noteId as noteIdSchema,
+  noteTitle,
+  parseArguments,
+  rows,
+  slideBody,
+  slideNotes,
+  slides,
+  slideTitle,
+  tabLabel,
+  titleFilter,
+  userId,
+} from "../edge/fields.js";
 import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
 import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
 import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
@@ -33,57 +53,65 @@ api.use("*", withPrincipal, async (c, next) => {
 
 const unusable: Refuse = (problem) => Response.json({ error: invalidArguments([{ path: "(body)", problem }]) }, { status: 400 });
 const tooLarge = () => Response.json({ error: { code: "body_too_large", message: `The body is larger than ${LIMITS.apiBodyBytes} bytes.` } }, { status: 413 });
+/** A body in another format than JSON (RFC 9110 §15.5.16): it is not read as JSON on a guess. */
+const notJson = (type: string | null) =>
+  Response.json(
+    {
+      error: {
+        code: "unsupported_media_type",
+        message: `The body must be JSON, sent with Content-Type: application/json; this one was sent ${type === null ? "with no Content-Type" : `as ${clip(type, 100)}`}.`,
+      },
+    },
+    { status: 415 },
+  );
 
 api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
 const expected_version = z.int().min(1).optional();
 /** Query text that must be a whole number: "abc" must read "must be a whole number", not the "required" a coerced NaN gives. */
 const wholeNumber = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number);
-const slide = z.strictObject({
-  title: z.string().min(1).max(LIMITS.slideTitleLength),
-  body: z.string().max(LIMITS.slideBodyLength).optional(),
-  notes: z.string().max(LIMITS.slideNotesLength).optional(),
-});
 
-const itemId = z.string().min(1).max(LIMITS.itemIdLength);
-
+// Every field's rule is src/edge/fields.ts's, the same the MCP tools read: the two doors refuse alike.
 const bodies = {
-  create: z.strictObject({
+  create: closed({
     note_id: noteIdSchema.refine((id) => !PAGE_ROUTE_NAMES.includes(id), "is the name of one of the Notes page's routes (/notes/sign-in, /notes/callback, /notes/sign-out); choose another").optional(),
-    title: z.string().min(1).max(LIMITS.noteTitleLength),
-    markdown: z.string().max(LIMITS.markdownLength).optional(),
+    title: noteTitle,
+    markdown: markdown.optional(),
   }),
-  approval: z.strictObject({ approved: z.boolean(), expected_version }),
-  rename: z.strictObject({ title: z.string().min(1).max(LIMITS.noteTitleLength), expected_version }),
-  deleteNote: z.strictObject({ expected_version }),
-  member: z.strictObject({ user: z.string().min(1).max(LIMITS.userIdLength), expected_version }),
-  addTab: z.strictObject({
+  approval: closed({ approved: z.boolean(), expected_version }),
+  rename: closed({ title: noteTitle, expected_version }),
+  deleteNote: closed({ expected_version }),
+  member: closed({ user: userId, expected_version }),
+  addTab: closed({
     tab_type: z.enum(["slides", "sheet"]),
-    label: z.string().min(1).max(LIMITS.tabLabelLength).optional(),
+    label: tabLabel.optional(),
     position: z.int().min(0).optional(),
     expected_version,
   }),
-  patchTab: z
-    .strictObject({ label: z.string().min(1).max(LIMITS.tabLabelLength).optional(), position: z.int().min(0).optional(), expected_version })
-    .refine((d) => (d.label === undefined) !== (d.position === undefined), "give exactly one of label (rename) or position (move)"),
-  deleteTab: z.strictObject({ expected_version }),
-  slides: z.strictObject({ slides: z.array(slide).max(LIMITS.slidesPerTab), expected_version }),
-  addSlides: z.strictObject({ slides: z.array(slide).min(1).max(LIMITS.slidesPerCall), expected_version }),
+  patchTab: closed({ label: tabLabel.optional(), position: z.int().min(0).optional(), expected_version }).refine(
+    (d) => (d.label === undefined) !== (d.position === undefined),
+    "give exactly one of label (rename) or position (move)",
+  ),
+  deleteTab: closed({ expected_version }),
+  slides: closed({ slides: slides(0, LIMITS.slidesPerTab), expected_version }),
+  addSlides: closed({ slides: slides(1, LIMITS.slidesPerCall), expected_version }),
   // A slide's or a row's PATCH changes its content or moves it (after_id: the one it follows, null for first), not both.
-  patchSlide: z
-    .strictObject({ title: slide.shape.title.optional(), body: slide.shape.body, notes: slide.shape.notes, after_id: itemId.nullable().optional(), expected_version })
-    .refine((d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined), "give title, body or notes (to change the slide), or after_id (to move it): one of the two"),
-  itemChange: z.strictObject({ expected_version }),
-  columns: z.strictObject({ columns: z.array(z.string().min(1).max(LIMITS.columnNameLength)).min(1), expected_version }),
-  rows: z.strictObject({ rows: z.array(cellsOf(cell)).min(1), expected_version }),
-  patchRow: z
-    .strictObject({ cells: cellsOf(cell.nullable()).optional(), after_id: itemId.nullable().optional(), expected_version })
-    .refine((d) => (d.after_id === undefined) !== (d.cells === undefined), "give cells (to change the row), or after_id (to move it): one of the two"),
-  markdown: z.strictObject({ text: z.string().max(LIMITS.markdownLength), expected_version }),
+  patchSlide: closed({ title: slideTitle.optional(), body: slideBody.optional(), notes: slideNotes.optional(), after_id: itemId("slide").nullable().optional(), expected_version }).refine(
+    (d) => (d.after_id === undefined) !== [d.title, d.body, d.notes].every((f) => f === undefined),
+    "give title, body or notes (to change the slide), or after_id (to move it): one of the two",
+  ),
+  itemChange: closed({ expected_version }),
+  columns: closed({ columns, expected_version }),
+  rows: closed({ rows, expected_version }),
+  patchRow: closed({ cells: cellsOf(cellOrNull).optional(), after_id: itemId("row").nullable().optional(), expected_version }).refine(
+    (d) => (d.after_id === undefined) !== (d.cells === undefined),
+    "give cells (to change the row), or after_id (to move it): one of the two",
+  ),
+  markdown: closed({ text: markdown, expected_version }),
   // File metadata only: content and links are refused as unexpected fields.
-  file: z.strictObject({
-    name: z.string().min(1).max(LIMITS.fileNameLength),
-    media_type: z.string().min(1).max(LIMITS.mediaTypeLength),
+  file: closed({
+    name: fileName,
+    media_type: mediaType,
     size_bytes: z.int().min(0).max(LIMITS.fileSizeBytes),
     expected_version,
   }),
@@ -91,27 +119,27 @@ const bodies = {
 
 /** The query parameters each route reads; any other is refused, never silently ignored. */
 const queries = {
-  none: z.strictObject({}),
+  none: closed({}),
   // Many HTTP clients cannot send a body with DELETE: a change may carry its version here instead.
-  change: z.strictObject({ expected_version: wholeNumber.pipe(z.int().min(1)).optional() }),
-  notes: z.strictObject({
+  change: closed({ expected_version: wholeNumber.pipe(z.int().min(1)).optional() }),
+  notes: closed({
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.notesPageSize)).optional(),
-    cursor: z.string().min(1).max(LIMITS.notesCursorLength).optional(),
-    title_contains: z.string().min(1).max(LIMITS.noteTitleLength).optional(),
+    cursor: cursor(LIMITS.notesCursorLength).optional(),
+    title_contains: titleFilter.optional(),
   }),
-  tab: z.strictObject({
+  tab: closed({
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.rowsPageSize)).optional(),
-    cursor: z.string().min(1).max(ITEMS_CURSOR_LENGTH).optional(),
+    cursor: cursor(ITEMS_CURSOR_LENGTH).optional(),
   }),
-  changes: z.strictObject({
+  changes: closed({
     since_version: wholeNumber.pipe(z.int().min(0)),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
   }),
-  live: z.strictObject({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
-  attachments: z.strictObject({
+  live: closed({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
+  attachments: closed({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
-    cursor: z.string().min(1).max(64).optional(),
+    cursor: cursor(64).optional(),
   }),
 };
 
@@ -186,7 +214,7 @@ function inApiTerms(message: string): string {
  * rather than one of the two silently winning, even when they agree.
  */
 async function argumentsOf(c: Context<AppEnv>, query: z.ZodType = queries.change): Promise<unknown> {
-  const read = await readJson(c.req.raw, unusable);
+  const read = await readJson(c.req.raw, unusable, notJson);
   const body = read === undefined ? {} : read;
   const parsed = parseArguments(query, queryOf(c));
   if (!parsed.ok) throw failWith(errorResponse(c, parsed.error));

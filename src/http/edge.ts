@@ -58,14 +58,18 @@ export function limitBody(maxSize: number, tooLarge: () => Response, refuse: Ref
  * The request's body as JSON: undefined when it is empty. A body that cannot
  * be read (the client went away mid-body), is not UTF-8 or is not JSON throws
  * `refuse(problem, parser's detail)` as an HTTPException; `bodyLimit` checked the size before.
+ * With `notJson`, a body that is not sent as `application/json` throws
+ * `notJson(its Content-Type)` (a 415) before it is read as anything.
  */
-export async function readJson(request: Request, refuse: Refuse): Promise<unknown> {
+export async function readJson(request: Request, refuse: Refuse, notJson?: (type: string | null) => Response): Promise<unknown> {
   let bytes: ArrayBuffer;
   try {
     bytes = await request.arrayBuffer();
   } catch {
     throw failWith(refuse(UNREADABLE));
   }
+  const type = request.headers.get("Content-Type");
+  if (notJson !== undefined && bytes.byteLength > 0 && !isJson(type)) throw failWith(notJson(type));
   let text: string;
   try {
     // JSON travels as UTF-8 (RFC 8259 §8.1); a lenient decoder would store U+FFFD for what was sent.
@@ -79,4 +83,9 @@ export async function readJson(request: Request, refuse: Refuse): Promise<unknow
   } catch (error) {
     throw failWith(refuse("not valid JSON", error instanceof Error ? error.message : undefined));
   }
+}
+
+/** Whether a Content-Type names JSON: `application/json`, with any parameters (`; charset=utf-8`). */
+export function isJson(type: string | null): boolean {
+  return type !== null && type.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 }

@@ -172,7 +172,14 @@ function invalidMessage(body: unknown, revision: string | undefined): string | n
   return null;
 }
 
-/** What is wrong with one message, naming the member: the SDK's schema only says that something is. */
+/**
+ * What is wrong with one message, naming the member: the SDK's schema only
+ * says that something is. Each message's shape is checked once, here: a
+ * request (the message of every call) by hand, member by member, to what
+ * the SDK's JSON-RPC request schema requires; a notification or a response
+ * against the SDK's JSON-RPC schema. A request's params are its method's, and
+ * the server checks them (src/mcp/server.ts).
+ */
 function messageProblem(message: unknown): string | null {
   if (typeof message !== "object" || message === null || Array.isArray(message)) return "expected a JSON-RPC 2.0 message, an object";
   const { jsonrpc, id, method, params } = message as Record<string, unknown>;
@@ -183,12 +190,27 @@ function messageProblem(message: unknown): string | null {
     if (params !== undefined && !isObject(params)) return "params: expected object";
     const meta = (params as { _meta?: unknown } | undefined)?._meta;
     if (meta !== undefined && !isObject(meta)) return "params._meta: expected object";
+    if ("id" in message) return requestProblem(message, meta as Record<string, unknown> | undefined);
   } else if ("result" in message === "error" in message) {
     return "expected method (a request or notification), or one of result and error (a response)";
   }
   if (!JSONRPCMessageSchema.safeParse(message).success) return "not a JSON-RPC 2.0 request, notification or response (check id, method, params and _meta)";
   return null;
 }
+
+/** The SDK's JSON-RPC request schema past the members checked above: no other member, and the two keys of `_meta` it types. */
+function requestProblem(request: object, meta: Record<string, unknown> | undefined): string | null {
+  for (const member in request) if (!REQUEST_MEMBERS.has(member)) return `${JSON.stringify(member)}: not a member of a JSON-RPC request`;
+  if (meta === undefined) return null;
+  const token = meta.progressToken;
+  if (token !== undefined && !isId(token)) return "params._meta.progressToken: expected a string or an integer";
+  const task = meta[RELATED_TASK];
+  if (task !== undefined && (!isObject(task) || typeof (task as { taskId?: unknown }).taskId !== "string")) return `params._meta["${RELATED_TASK}"].taskId: expected string`;
+  return null;
+}
+
+const REQUEST_MEMBERS = new Set(["jsonrpc", "id", "method", "params"]);
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** The messages of a body: a batch's, or the one. */
 const messagesOf = (body: unknown): unknown[] => (Array.isArray(body) ? body : [body]);
@@ -209,12 +231,10 @@ function idOf(body: unknown): string | number | null {
  */
 const MAX_DEPTH = 64;
 
-function depthOver(value: unknown, max: number): boolean {
-  let level: unknown[] = [value];
-  for (let depth = 0; level.length > 0; depth++) {
-    if (depth > max) return true;
-    level = level.flatMap((item) => (typeof item === "object" && item !== null ? Object.values(item) : []));
-  }
+function depthOver(value: unknown, max: number, depth = 0): boolean {
+  if (depth > max) return true;
+  if (typeof value !== "object" || value === null) return false;
+  for (const item of Object.values(value)) if (depthOver(item, max, depth + 1)) return true;
   return false;
 }
 

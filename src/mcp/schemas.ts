@@ -5,94 +5,59 @@
  * numbers come from LIMITS, the same ones the Note enforces.
  */
 import { z } from "zod";
+import {
+  cellOrNull,
+  cellsOf,
+  closed,
+  columns,
+  cursor,
+  expectedVersion as version,
+  idempotencyKey as key,
+  itemId as anItemId,
+  noteId as aNoteId,
+  rows,
+  slideBody,
+  slideNotes,
+  slides,
+  slideTitle,
+  sourceDescription,
+  sourceTitle,
+  tabId as aTabId,
+  tabLabel,
+  titleFilter,
+} from "../edge/fields.js";
 import { AGENT_EDITS, type Output } from "../note/commands.js";
 import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
 import { LIMITS } from "../note/limits.js";
-import { loneSurrogateAt, notWellFormed } from "../note/unicode.js";
 
-export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+// The fields' rules are src/edge/fields.ts's, shared with the person's API; here they are described for a model.
 
-/** A text argument: a string of well-formed Unicode (src/note/unicode.ts), refused naming where it is not. */
-export function text(params?: { error: string }): z.ZodString {
-  return z.string(params).superRefine((value, ctx) => {
-    const at = loneSurrogateAt(value);
-    if (at >= 0) ctx.addIssue({ code: "custom", message: notWellFormed(at) });
-  });
-}
+const noteId = aNoteId.describe("The Note's ID, from list_notes.");
 
-export const noteId = z
-  .string()
-  .min(1)
-  .max(LIMITS.noteIdLength)
-  .regex(NOTE_ID_PATTERN, "must be letters, digits, '-' or '_', starting with a letter or digit")
-  .describe("The Note's ID, from list_notes.");
+const expectedVersion = version.describe("The Note's version from your latest list_note_tabs; a stale version is refused with version_conflict.");
 
-const expectedVersion = z
-  .int()
-  .min(1)
-  .describe("The Note's version from your latest list_note_tabs; a stale version is refused with version_conflict.");
-
-const idempotencyKey = z
-  .string()
-  .min(1)
-  .max(LIMITS.idempotencyKeyLength)
-  .regex(/^[\x20-\x7e]+$/, "must be printable ASCII characters")
-  .describe("Names this intent. Reuse it unchanged when you resend the same call (e.g. after a timeout) and you get the first result back.");
-
-const slide = z.strictObject({
-  title: text().min(1).max(LIMITS.slideTitleLength).describe("The slide's title."),
-  body: text().max(LIMITS.slideBodyLength).optional().describe("The slide's text, plain or Markdown."),
-  notes: text().max(LIMITS.slideNotesLength).optional().describe("Speaker notes."),
-});
+const idempotencyKey = key.describe(
+  "Names this intent. Reuse it unchanged when you resend the same call (e.g. after a timeout) and you get the first result back.",
+);
 
 // An empty outline is a mistake, not an empty deck: an empty deck omits `slides`.
-const outline = z.array(slide).min(1).max(LIMITS.slidesPerCall);
-
-const tabId = text().min(1).max(100);
+const outline = slides(1, LIMITS.slidesPerCall);
 
 const itemId = (what: "slide" | "row", use: string) =>
-  text({ error: `must be the ${what}'s ID as text, e.g. "${what}-12-mh8z1k2a" (an index is not an ID)` })
-    .min(1)
-    .max(LIMITS.itemIdLength)
-    .describe(`${use}: the ${what}'s exact ID, e.g. "${what}-12-mh8z1k2a", from read_note_tab or a write's ${what}_ids. Never an index or a title.`);
-
-// A Sheet's sizes (cells, rows per call, columns) are limits the Note answers with limit_exceeded naming each, not schema bounds.
-const columnName = text().min(1).max(LIMITS.columnNameLength);
-// Without a message of its own a union answers "Invalid input", which tells a model nothing to fix.
-export const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
-/** Cells by column name; a name no column can have is refused as the Note words it. */
-export const cellsOf = <T extends z.ZodType>(value: T) =>
-  // A closed object refuses an own "__proto__" key (JSON can carry one) as unexpected; a map would drop it silently.
-  z.preprocess(
-    (given, ctx) => {
-      if (typeof given === "object" && given !== null && Object.hasOwn(given, "__proto__")) {
-        ctx.addIssue({ code: "custom", message: 'nothing can be named "__proto__"', path: ["__proto__"], input: given });
-      }
-      return given;
-    },
-    z.record(z.string().max(LIMITS.columnNameLength), value, {
-      error: (issue) => (issue.code === "invalid_key" ? `is no column name (at most ${LIMITS.columnNameLength} characters)` : undefined),
-    }),
-  );
-/** A row as given: cells by column name, text or numbers; a column left out is an empty cell. */
-const row = cellsOf(cell);
-const newRows = z.array(row).min(1);
-const newColumns = z.array(columnName).min(1);
+  anItemId(what).describe(`${use}: the ${what}'s exact ID, e.g. "${what}-12-mh8z1k2a", from read_note_tab or a write's ${what}_ids. Never an index or a title.`);
 
 export const inputs = {
-  list_notes: z.strictObject({
-    title_contains: text()
-      .min(1)
-      .max(LIMITS.noteTitleLength)
+  list_notes: closed({
+    title_contains: titleFilter
       .optional()
       .describe("Only Notes whose title contains this text, ignoring case (e.g. \"budget\" finds \"Q3 Budget\"); every character, % and _ too, matches itself."),
     limit: z.int().min(1).max(LIMITS.notesPageSize).optional().describe(`Notes per page, 1 to ${LIMITS.notesPageSize} (default ${LIMITS.notesPageSize}).`),
-    cursor: text().min(1).max(LIMITS.notesCursorLength).optional().describe("next_cursor from the previous page, exactly as returned."),
+    cursor: cursor(LIMITS.notesCursorLength).optional().describe("next_cursor from the previous page, exactly as returned."),
   }),
-  list_note_tabs: z.strictObject({ note_id: noteId }),
-  read_note_tab: z.strictObject({
+  list_note_tabs: closed({ note_id: noteId }),
+  read_note_tab: closed({
     note_id: noteId,
-    tab_id: tabId.describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
+    tab_id: aTabId.describe("The exact tab ID from list_note_tabs, e.g. \"slides-9-mh8z1k2a\" or \"markdown\"."),
     limit: z
       .int()
       .min(1)
@@ -101,61 +66,61 @@ export const inputs = {
       .describe(
         `Items per page: slides of a slides tab, 1 to ${LIMITS.slidesPageSize} (default ${LIMITS.slidesPageSize}); rows of a Sheet, 1 to ${LIMITS.rowsPageSize} (default ${LIMITS.rowsPageDefault}). Not for the markdown tab, which is read whole.`,
       ),
-    cursor: text().min(1).max(ITEMS_CURSOR_LENGTH).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
+    cursor: cursor(ITEMS_CURSOR_LENGTH).optional().describe("next_cursor from the previous page of this tab, exactly as returned."),
   }),
-  create_note_tab: z.strictObject({
+  create_note_tab: closed({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
     tab_type: z.enum(["slides", "sheet"]).describe("The kind of tab to add. Markdown, Files and Sources tabs are fixed and cannot be created."),
-    label: text().min(1).max(LIMITS.tabLabelLength).optional().describe("The tab's label; labels need not be unique."),
+    label: tabLabel.optional().describe("The tab's label; labels need not be unique."),
     slides: outline.optional().describe(`slides: the whole deck's outline, 1 to ${LIMITS.slidesPerCall} slides, in one call; omit it for an empty deck.`),
-    columns: newColumns.optional().describe(`sheet: the column names in order, 1 to ${LIMITS.columnsPerSheet}, each unique.`),
-    rows: newRows
+    columns: columns.optional().describe(`sheet: the column names in order, 1 to ${LIMITS.columnsPerSheet}, each unique.`),
+    rows: rows
       .optional()
       .describe(
-        `sheet: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text of up to ${LIMITS.cellLength} characters, or numbers), e.g. {"Name": "Ada", "Age": 36}; needs columns.`,
+        `sheet: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text of up to ${LIMITS.cellLength} UTF-16 code units, or numbers), e.g. {"Name": "Ada", "Age": 36}; needs columns.`,
       ),
   }),
-  edit_note_tab: z.strictObject({
+  edit_note_tab: closed({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
-    tab_id: tabId.describe("The exact ID of a slides or Sheet tab, from list_note_tabs or create_note_tab."),
+    tab_id: aTabId.describe("The exact ID of a slides or Sheet tab, from list_note_tabs or create_note_tab."),
     operation: z
       .enum(AGENT_EDITS)
       .describe(
         "Slides tab: slide_add (title, body?, notes?) or slides_add_outline (slides) append; slide_update (slide_id; title?, body?, notes?: fields left out are kept) and slide_delete (slide_id) change one slide. " +
           "Sheet: rows_append (rows), row_update (row_id, cells: only the cells given; null empties one), row_delete (row_id), columns_add (columns).",
       ),
-    title: text().min(1).max(LIMITS.slideTitleLength).optional().describe("slide_add (required), slide_update: the slide's title."),
-    body: text().max(LIMITS.slideBodyLength).optional().describe("slide_add, slide_update: the slide's text."),
-    notes: text().max(LIMITS.slideNotesLength).optional().describe("slide_add, slide_update: speaker notes."),
+    title: slideTitle.optional().describe("slide_add (required), slide_update: the slide's title."),
+    body: slideBody.optional().describe("slide_add, slide_update: the slide's text."),
+    notes: slideNotes.optional().describe("slide_add, slide_update: speaker notes."),
     slides: outline.optional().describe(`slides_add_outline: 1 to ${LIMITS.slidesPerCall} slides to append.`),
     slide_id: itemId("slide", "slide_update, slide_delete").optional(),
-    rows: newRows.optional().describe(`rows_append: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers).`),
+    rows: rows.optional().describe(`rows_append: 1 to ${LIMITS.rowsPerCall} rows, each an object of cells by column name (text or numbers).`),
     row_id: itemId("row", "row_update, row_delete").optional(),
-    cells: cellsOf(z.union([cell, z.null()], { error: "must be text, a finite number, or null to empty the cell" }))
+    cells: cellsOf(cellOrNull)
       .optional()
-      .describe(`row_update: the cells to set, by column name; cells left out are kept, null empties one. A cell holds up to ${LIMITS.cellLength} characters.`),
-    columns: newColumns.optional().describe(`columns_add: column names to append, each new to the Sheet (at most ${LIMITS.columnsPerSheet} in all).`),
+      .describe(`row_update: the cells to set, by column name; cells left out are kept, null empties one. A cell holds up to ${LIMITS.cellLength} UTF-16 code units.`),
+    columns: columns.optional().describe(`columns_add: column names to append, each new to the Sheet (at most ${LIMITS.columnsPerSheet} in all).`),
   }),
-  add_note_source: z.strictObject({
+  add_note_source: closed({
     note_id: noteId,
     expected_version: expectedVersion,
     idempotency_key: idempotencyKey,
-    title: text().min(1).max(LIMITS.sourceTitleLength).describe("The cited page's title."),
+    title: sourceTitle.describe("The cited page's title."),
     // Length and characters (a lone surrogate too) are judged with the rest of the URL, so every bad URL answers invalid_url.
     url: z.string().describe(`An http(s) URL, or host/path (taken as https); at most ${LIMITS.urlLength} characters.`),
-    description: text().max(LIMITS.sourceDescriptionLength).optional().describe("Why this source matters."),
+    description: sourceDescription.optional().describe("Why this source matters."),
   }),
-  list_note_attachments: z.strictObject({
+  list_note_attachments: closed({
     note_id: noteId,
     kind: z.enum(["sources", "files"]).describe("Which list to page through."),
     limit: z.int().min(1).max(LIMITS.pageSize).optional().describe(`Items per page, 1 to ${LIMITS.pageSize} (default ${LIMITS.pageSize}).`),
-    cursor: text().min(1).max(64).optional().describe("next_cursor from the previous page, exactly as returned."),
+    cursor: cursor(64).optional().describe("next_cursor from the previous page, exactly as returned."),
   }),
-  list_note_changes: z.strictObject({
+  list_note_changes: closed({
     note_id: noteId,
     since_version: z.int().min(0).describe("The changes after this version: the version you last saw (0 for the whole log)."),
     limit: z
@@ -210,7 +175,7 @@ function buildOutputs() {
     member: z.string().optional(),
   });
 
-  const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean() };
+  const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean(), current_version: z.int().optional() };
 
   return {
     list_notes: z.object({

@@ -17,25 +17,26 @@ import {
 } from "@modelcontextprotocol/core";
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  isJSONRPCRequest,
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
   Server,
   type CallToolResult,
   type JSONRPCRequest,
+  type StandardSchemaV1,
   type Tool,
   type Transport,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
 import type { Caller, CommandName, Input } from "../note/commands.js";
-import { fieldPath, invalidArguments, type Issue, type NoteError } from "../note/errors.js";
+import { noteId, parseArguments, toIssues } from "../edge/fields.js";
+import type { Issue, NoteError } from "../note/errors.js";
 import { clip } from "../note/unicode.js";
 import type { Result } from "../note/result.js";
 import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
-import { inputs, noteId, outputSchemas, type NoteList } from "./schemas.js";
+import { inputs, outputSchemas, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
 /** A list_notes query, valid by its schema (the cursor is checked where it is decoded). */
@@ -134,11 +135,20 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, u
 }
 
 /**
- * tools/call with `arguments` exactly as the client sent them. The SDK's own
- * schema copies them as a record, and that copy drops an own `__proto__` key,
- * so a closed input schema would never see it to refuse it.
+ * tools/call's params exactly as the client sent them, `arguments` too: the
+ * SDK's own schema copies them as a record, and that copy drops an own
+ * `__proto__` key, so a closed input schema would never see it to refuse it.
+ * No check of its own: the params were checked once, in front of the SDK's
+ * dispatch (ConnectorServer), and the arguments are checked once, by the tool's schema.
  */
-const ToolCallAsSent = z.looseObject({ name: z.string(), arguments: z.unknown().optional() });
+const ToolCallAsSent: StandardSchemaV1<ToolCallParams, ToolCallParams> = {
+  "~standard": { version: 1, vendor: "notes-connector", validate: (value) => ({ value: value as ToolCallParams }) },
+};
+
+interface ToolCallParams {
+  name: string;
+  arguments?: unknown;
+}
 
 /** What one exchange's server serves to: the caller (null before sign-in: discovery only), where calls go, and the call's hooks. */
 export interface McpExchange {
@@ -180,7 +190,8 @@ class ConnectorServer extends Server {
     await super.connect(transport);
     const dispatch = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      const problem = isJSONRPCRequest(message) ? paramsProblem(message) : null;
+      // The HTTP edge checked each message's shape (src/http/mcp.ts): a request is one with a method and an ID.
+      const problem = isRequest(message) ? paramsProblem(message) : null;
       if (problem === null) return dispatch?.(message, extra);
       transport
         .send({ jsonrpc: "2.0", id: (message as JSONRPCRequest).id, error: { code: ProtocolErrorCode.InvalidParams, message: problem } })
@@ -189,7 +200,13 @@ class ConnectorServer extends Server {
   }
 }
 
-/** The SDK's schema of each request this server answers (the others are -32601 Method not found). */
+const isRequest = (message: object): message is JSONRPCRequest => "method" in message && "id" in message;
+
+/**
+ * The SDK's schema of each request this server answers (the others are -32601
+ * Method not found): the params, checked once here (the HTTP edge checked the
+ * message's JSON-RPC members).
+ */
 const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
   ["initialize", InitializeRequestSchema],
   ["server/discover", DiscoverRequestSchema],
@@ -226,96 +243,37 @@ async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name:
     hooks.called({ tool: "(unknown)", outcome: "unknown_tool" });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${JSON.stringify(clip(name))}. Call tools/list for the tools.`);
   }
-  const named = noteId.safeParse((args as { note_id?: unknown } | null | undefined)?.note_id);
-  const told = (outcome: string): void => hooks.called({ tool: tool.name, note_id: named.success ? named.data : undefined, outcome });
+  const told = (outcome: string, note_id: string | undefined): void => hooks.called({ tool: tool.name, note_id, outcome });
   const wait = await hooks.admit(tool);
   if (wait !== null) {
-    told("rate_limited");
+    // Arguments not read: the log names the Note only if its ID is one (this once, as the call is not run).
+    const given = (args as { note_id?: unknown } | null | undefined)?.note_id;
+    told("rate_limited", noteId.safeParse(given).success ? (given as string) : undefined);
     return rateLimitedResult(tool.readOnly ? "read" : "write", wait);
   }
   const parsed = parseArguments(inputs[tool.name], args ?? {});
   if (!parsed.ok) {
-    told(parsed.error.code);
+    told(parsed.error.code, validNoteId(args, parsed.error));
     return errorResult(parsed.error);
   }
+  // The Note named, valid by the schema: list_notes names none.
+  const named = (parsed.value as { note_id?: string }).note_id;
   try {
     const result = tool.command === null ? await gateway.listNotes(principal.user, parsed.value as NoteQuery) : await onNote(gateway, principal, tool.command, parsed.value);
-    told(result.ok ? "ok" : (result.error as NoteError).code);
+    told(result.ok ? "ok" : (result.error as NoteError).code, named);
     if (!result.ok) return errorResult(result.error as NoteError);
-    // A write links to the page where the user sees it; list_notes names no Note.
-    const written = tool.readOnly ? undefined : (parsed.value as { note_id: string }).note_id;
+    // A write links to the page where the user sees it.
+    const written = tool.readOnly ? undefined : named;
     return successResult(result.value, written !== undefined && notePage !== undefined ? { noteId: written, url: notePage(written) } : undefined);
   } catch (error) {
-    told("internal_error");
+    told("internal_error", named);
     throw error;
   }
 }
 
-/**
- * Arguments (a tool's, or a body of the person's API) through their schema:
- * the data, or one `invalid_arguments` error naming every problem.
- */
-export function parseArguments<T extends z.ZodType>(schema: T, value: unknown): Result<z.output<T>> {
-  // The input in each issue tells "required" (nothing given) from a value of the wrong type.
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (parsed.success) return { ok: true, value: parsed.data };
-  // invalidArguments lists the first 50 problems and counts the rest.
-  return { ok: false, error: invalidArguments(telling(parsed.error.issues).flatMap(toIssues)) };
-}
-
-/**
- * The issues worth telling, one problem per field: a value of the wrong type
- * is only that (a list given for a name is not also "at least 1 item"), and of
- * a field's bounds only the tightest (2^60 is "at most 1099511627776", not
- * also the largest safe integer).
- */
-function telling(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
-  const byPath = new Map<string, z.core.$ZodIssue[]>();
-  for (const issue of issues) {
-    const key = JSON.stringify(issue.path);
-    byPath.set(key, [...(byPath.get(key) ?? []), issue]);
-  }
-  return [...byPath.values()].flatMap((same) => {
-    const wrongType = same.find((issue) => issue.code === "invalid_type");
-    if (wrongType !== undefined) return [wrongType];
-    const low = Math.max(...same.map((issue) => (issue.code === "too_small" ? Number(issue.minimum) : -Infinity)));
-    const high = Math.min(...same.map((issue) => (issue.code === "too_big" ? Number(issue.maximum) : Infinity)));
-    return same.filter(
-      (issue) => (issue.code !== "too_small" || Number(issue.minimum) === low) && (issue.code !== "too_big" || Number(issue.maximum) === high),
-    );
-  });
-}
-
-/** One zod issue as the `path: problem` lines of an `invalid_arguments` error. */
-export function toIssues(issue: z.core.$ZodIssue): Issue[] {
-  const path = formatPath(issue.path);
-  switch (issue.code) {
-    case "unrecognized_keys":
-      return issue.keys.map((key) => ({ path: formatPath([...issue.path, key]), problem: "unexpected field" }));
-    case "invalid_type":
-      if (issue.input === undefined) return [{ path, problem: "required" }];
-      // A schema's own message for a value of the wrong type (zod's default starts "Invalid input").
-      return [{ path, problem: issue.message.startsWith("Invalid input") ? `expected ${issue.expected === "record" ? "object" : issue.expected}` : issue.message }];
-    case "invalid_value":
-      return [{ path, problem: `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}` }];
-    case "too_big":
-      return [{ path, problem: `at most ${String(issue.maximum)}${unit(issue.origin, issue.maximum)}` }];
-    case "too_small":
-      return [{ path, problem: issue.origin === "string" && issue.minimum === 1 ? "must not be empty" : `at least ${String(issue.minimum)}${unit(issue.origin, issue.minimum)}` }];
-    default:
-      return [{ path, problem: issue.message }];
-  }
-}
-
-function unit(origin: string, count: number | bigint): string {
-  const one = Number(count) === 1;
-  if (origin === "string") return one ? " character" : " characters";
-  if (origin === "array") return one ? " item" : " items";
-  return "";
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const part of path) out = typeof part === "number" ? `${out}[${part}]` : fieldPath(out, String(part));
-  return out === "" ? "(arguments)" : out;
+/** The arguments' note_id when the schema found nothing wrong with it (other fields may be wrong). */
+function validNoteId(args: unknown, error: NoteError): string | undefined {
+  const given = (args as { note_id?: unknown } | null | undefined)?.note_id;
+  if (typeof given !== "string" || error.code !== "invalid_arguments") return undefined;
+  return error.issues.some((issue: Issue) => issue.path === "note_id" || issue.path === "(arguments)") ? undefined : given;
 }

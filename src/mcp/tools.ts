@@ -26,7 +26,7 @@ const WRITE = [SCOPES.write] as const;
 const WRITE_RULES =
   "Take expected_version from your latest list_note_tabs (or from the previous write's result). " +
   "idempotency_key names this intent: if a call times out or its answer is lost, resend the very same call with the same key; " +
-  "a resent key returns the first result with replayed: true instead of a duplicate. " +
+  "a resent key returns the first result with replayed: true instead of a duplicate, and current_version, the Note's version now, for your next write. " +
   "arguments_differ: true means your resend did not match the first call: the first call's result stands; use a new key for a new intent.";
 
 export const TOOLS: readonly ToolDefinition[] = [

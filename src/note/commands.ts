@@ -111,6 +111,8 @@ interface WriteOutcomeFields {
   version: number;
   replayed: boolean;
   arguments_differ: boolean;
+  /** On a replay only: the Note's version now (idempotency.ts). */
+  current_version?: number;
 }
 
 export type CreatedTab = WriteOutcomeFields & {
@@ -165,6 +167,8 @@ export interface AddedSource {
   version: number;
   replayed: boolean;
   arguments_differ: boolean;
+  /** On a replay only: the Note's version now (idempotency.ts). */
+  current_version?: number;
 }
 
 export type AttachmentPage =

@@ -12,17 +12,24 @@ import type { NoteStore } from "./store.js";
 
 /** What every keyed write's result adds to its change. */
 export interface WriteOutcome {
+  /** The version the first call committed as (or found, when it changed nothing). */
   version: number;
   replayed: boolean;
   /** On a replay: the resend's arguments were not the first call's (the first result still stands). */
   arguments_differ: boolean;
+  /**
+   * On a replay only: the Note's version now, which the next write carries as
+   * expected_version (`version` is the first call's, and the Note may have moved on since).
+   */
+  current_version?: number;
 }
 
 /**
- * The recorded first result under this key, marked replayed; an error for a
- * key first used by another tool; null for a key not seen in this Note.
+ * The recorded first result under this key, marked replayed and with the
+ * Note's `currentVersion`; an error for a key first used by another tool;
+ * null for a key not seen in this Note.
  */
-export function replay(store: NoteStore, tool: KeyedCommand, key: string, fingerprint: string): Result<WriteOutcome> | null {
+export function replay(store: NoteStore, tool: KeyedCommand, key: string, fingerprint: string, currentVersion: number): Result<WriteOutcome> | null {
   const seen = store.idempotency(key);
   if (seen === null) return null;
   if (seen.tool !== tool) {
@@ -36,7 +43,7 @@ export function replay(store: NoteStore, tool: KeyedCommand, key: string, finger
   const first = seen.result as WriteOutcome;
   // A record from before fingerprints cannot tell; it says the arguments matched, as it always did.
   const differ = seen.fingerprint !== null && seen.fingerprint !== fingerprint;
-  return ok({ ...first, replayed: true, arguments_differ: differ });
+  return ok({ ...first, replayed: true, arguments_differ: differ, current_version: currentVersion });
 }
 
 /**

@@ -82,7 +82,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const meta = opened.value;
 
   const print = fingerprint(given.value, write.fields, write.laterFields);
-  const first = replay(ctx.store, tool, args.idempotency_key, print);
+  const first = replay(ctx.store, tool, args.idempotency_key, print, meta.version);
   // The record holds this tool's own first result.
   if (first !== null) return first as Result<Output<K>>;
   const conflict = checkVersion(ctx, args.expected_version, meta.version);

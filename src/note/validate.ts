@@ -1,8 +1,15 @@
 /**
- * The Note's own argument checks. The edge validates the same shapes with zod
- * first; these run again where the rules live, over values of any type, so a
- * caller that skipped the edge (the simulations, an RPC client, a bug) cannot
- * write what the edge would refuse.
+ * The Note's own argument checks, the last word on every write and read
+ * (docs/decisions.md, "One validation at the edge"). The edge declares the
+ * same fields once in zod (src/edge/fields.ts) and refuses a bad call before
+ * it reaches a Note; these run again where the rules live, over values of any
+ * type, so a caller that skipped the edge (the simulations, an RPC client, a
+ * bug) cannot write what the edge would refuse. The problems' words are here,
+ * and the edge tells them in the same words.
+ *
+ * A length is counted in UTF-16 code units, as JavaScript's `length` counts
+ * and as every limit of LIMITS counts text: most characters are one unit, an
+ * emoji or another character beyond U+FFFF two. The messages say so.
  */
 import { fieldPath, invalidArguments, limitExceeded, type Issue, type NoteError } from "./errors.js";
 import { LIMITS } from "./limits.js";
@@ -10,6 +17,7 @@ import { fail, type Result } from "./result.js";
 import { invisible, loneSurrogateAt, notWellFormed } from "./unicode.js";
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+/** Control characters but tab, line feed and carriage return. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 /** Every line break, Unicode's line and paragraph separators too. */
 const LINE_BREAK = /[\r\n\u2028\u2029]/;
@@ -19,13 +27,73 @@ export const SLIDE_FIELDS = ["title", "body", "notes"] as const;
 /** Characters that change nothing a person sees in a name, or the order it shows in: zero-width spaces and joiners' kin, marks of direction. */
 const HIDDEN_IN_NAME = /[\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
-interface TextRules {
+/** What a text field allows besides its length. */
+export interface TextRules {
   required?: boolean;
   nonBlank?: boolean;
   oneLine?: boolean;
   /** An identifier: no spaces at either end, which would make "bob " another user than "bob". */
   trimmed?: boolean;
+  /** A name a cell is found by (a column's): in NFC form, with no zero-width or text-direction characters. */
+  name?: boolean;
 }
+
+/** The problems as the Note and the edge word them. */
+export const PROBLEMS = {
+  blank: "must not be empty or blank (spaces and invisible characters only)",
+  empty: "must not be empty",
+  oneLine: "must be one line",
+  trimmed: "must not start or end with spaces",
+  printableAscii: "must be printable ASCII characters (space to ~)",
+  hiddenInName: "must not contain zero-width or text-direction characters",
+  /** A cell's key longer than any column's name. */
+  noColumnName: `is no column name (at most ${LIMITS.columnNameLength} UTF-16 code units)`,
+  /** Text over its limit, counted as the limit counts it. */
+  tooLong: (max: number, length: number): string => `at most ${max} UTF-16 code units (got ${length})`,
+  /** A field the operation does not take, naming those it does. */
+  unexpectedField: (names: readonly string[]): string =>
+    names.length === 0 ? "unexpected field; this takes no fields" : `unexpected field; the fields here are: ${names.join(", ")}`,
+} as const;
+
+/** The first control character of `text` (but tab and line breaks), named by its code point and index. */
+export function controlCharacterAt(text: string): string | null {
+  const at = text.search(CONTROL);
+  if (at < 0) return null;
+  const code = text.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0");
+  return `must not contain control characters (U+${code} at index ${at})`;
+}
+
+/**
+ * What is wrong with the characters of a text within its length, or null:
+ * a lone surrogate, blank text, a control character, a line break, spaces at
+ * either end, a name's hidden characters or another normal form. The edge
+ * and the Note ask this same question.
+ */
+export function characterProblem(value: string, rules: TextRules): string | null {
+  const surrogate = loneSurrogateAt(value);
+  if (surrogate >= 0) return notWellFormed(surrogate);
+  if (rules.nonBlank === true && invisible(value)) return PROBLEMS.blank;
+  const control = controlCharacterAt(value);
+  if (control !== null) return control;
+  if (rules.oneLine === true && LINE_BREAK.test(value)) return PROBLEMS.oneLine;
+  if (rules.trimmed === true && value.trim() !== value) return PROBLEMS.trimmed;
+  if (rules.name === true) {
+    // A cell names its column by exact text: two names that look alike would let a model write into the wrong one.
+    if (value.normalize("NFC") !== value) return `must be in Unicode NFC form (${JSON.stringify(value.normalize("NFC"))})`;
+    if (HIDDEN_IN_NAME.test(value)) return PROBLEMS.hiddenInName;
+  }
+  return null;
+}
+
+/** The idempotency key's rule: 1 to 256 printable ASCII characters. */
+export function idempotencyKeyProblem(key: string): string | null {
+  if (key.length === 0) return PROBLEMS.empty;
+  if (key.length > LIMITS.idempotencyKeyLength) return PROBLEMS.tooLong(LIMITS.idempotencyKeyLength, key.length);
+  return PRINTABLE_ASCII.test(key) ? null : PROBLEMS.printableAscii;
+}
+
+/** A column's name: the rules a name a cell is found by keeps. */
+export const COLUMN_NAME: TextRules = { required: true, nonBlank: true, oneLine: true, trimmed: true, name: true };
 
 export class Checks {
   readonly issues: Issue[] = [];
@@ -47,20 +115,16 @@ export class Checks {
     return this.#limit === null ? null : fail(this.#limit);
   }
 
-  /** A text field: well-formed Unicode within `max` characters, no control characters but tab and newlines. */
+  /** A text field: within `max` UTF-16 code units, then its characters (characterProblem). */
   text(path: string, value: unknown, max: number, rules: TextRules = {}): void {
     if (value === undefined) {
       if (rules.required === true) this.add(path, "required");
       return;
     }
     if (typeof value !== "string") return this.add(path, "must be a string");
-    const surrogate = loneSurrogateAt(value);
-    if (surrogate >= 0) this.add(path, notWellFormed(surrogate));
-    else if (value.length > max) this.add(path, `at most ${max} characters (got ${value.length})`);
-    else if (rules.nonBlank === true && invisible(value)) this.add(path, "must not be empty or blank (spaces and invisible characters only)");
-    else if (CONTROL.test(value)) this.add(path, "must not contain control characters");
-    else if (rules.oneLine === true && LINE_BREAK.test(value)) this.add(path, "must be one line");
-    else if (rules.trimmed === true && value.trim() !== value) this.add(path, "must not start or end with spaces");
+    if (value.length > max) return this.add(path, PROBLEMS.tooLong(max, value.length));
+    const problem = characterProblem(value, rules);
+    if (problem !== null) this.add(path, problem);
   }
 
   integer(path: string, value: unknown, min: number, max: number, required = false): void {
@@ -84,7 +148,13 @@ export class Checks {
 
   /** Refuses every field but those named: the Note keeps nothing it was not asked to. */
   onlyFields(input: Readonly<Record<string, unknown>>, names: readonly string[], prefix = ""): void {
-    for (const name of Object.keys(input)) if (!names.includes(name)) this.add(`${prefix}${name}`, "unexpected field");
+    let told = false;
+    for (const name of Object.keys(input)) {
+      if (names.includes(name)) continue;
+      // The first names the fields taken, as the edge tells it; the others say only what they are.
+      this.add(`${prefix}${name}`, told ? "unexpected field" : PROBLEMS.unexpectedField(names));
+      told = true;
+    }
   }
 
   /** The fields every agent write carries: the version it read, and the key that names its intent. */
@@ -93,10 +163,9 @@ export class Checks {
     const key = input.idempotency_key;
     if (key === undefined) this.add("idempotency_key", "required");
     else if (typeof key !== "string") this.add("idempotency_key", "must be a string");
-    else if (key.length === 0 || key.length > LIMITS.idempotencyKeyLength) {
-      this.add("idempotency_key", `must be 1 to ${LIMITS.idempotencyKeyLength} characters (got ${key.length})`);
-    } else if (!PRINTABLE_ASCII.test(key)) {
-      this.add("idempotency_key", "must be printable ASCII characters (space to ~)");
+    else {
+      const problem = idempotencyKeyProblem(key);
+      if (problem !== null) this.add("idempotency_key", problem);
     }
   }
 
@@ -144,12 +213,9 @@ export class Checks {
     if (value.length > max) return this.limit("columns_per_sheet", max, `${path} names ${value.length} columns`);
     const seen = new Set<unknown>();
     value.forEach((name: unknown, i) => {
-      this.text(`${path}[${i}]`, name, LIMITS.columnNameLength, { required: true, nonBlank: true, oneLine: true, trimmed: true });
+      this.text(`${path}[${i}]`, name, LIMITS.columnNameLength, COLUMN_NAME);
       // A row's cells are an object keyed by column name: JSON objects cannot keep this one.
       if (name === "__proto__") this.add(`${path}[${i}]`, 'cannot be "__proto__"');
-      // A cell names its column by exact text: two names that look alike would let a model write into the wrong one.
-      else if (typeof name === "string" && name.normalize("NFC") !== name) this.add(`${path}[${i}]`, `must be in Unicode NFC form (${JSON.stringify(name.normalize("NFC"))})`);
-      else if (typeof name === "string" && HIDDEN_IN_NAME.test(name)) this.add(`${path}[${i}]`, "must not contain zero-width or text-direction characters");
       if (seen.has(name)) this.add(`${path}[${i}]`, `${JSON.stringify(name)} is given twice`);
       seen.add(name);
     });
@@ -178,11 +244,11 @@ export class Checks {
     for (const name of names) {
       const at = fieldPath(path, name);
       const cell = (value as Record<string, unknown>)[name];
-      if (name.length > LIMITS.columnNameLength) this.add(at, `is no column name (at most ${LIMITS.columnNameLength} characters)`);
+      if (name.length > LIMITS.columnNameLength) this.add(at, PROBLEMS.noColumnName);
       else if (typeof cell === "number") {
         if (!Number.isFinite(cell)) this.add(at, "must be a finite number");
       } else if (typeof cell === "string") {
-        if (cell.length > LIMITS.cellLength) this.limit("cell_length", LIMITS.cellLength, `${at} holds ${cell.length} characters`);
+        if (cell.length > LIMITS.cellLength) this.limit("cell_length", LIMITS.cellLength, `${at} holds ${cell.length} UTF-16 code units`);
         else this.text(at, cell, LIMITS.cellLength);
       }
       else if (!(nullable && cell === null)) this.add(at, nullable ? "must be text, a number, or null to empty the cell" : "must be text or a number");

@@ -155,7 +155,7 @@ describe("an agent corrects content in place, by exact IDs", () => {
     // Meanwhile someone else writes: the resend's expected_version is stale now.
     const other = await call("create_note_tab", { note_id: noteId, expected_version: dropped.version, idempotency_key: "another deck", tab_type: "slides" });
     const resent = await call("edit_note_tab", append);
-    expect(resent).toEqual({ ...dropped, replayed: true });
+    expect(resent).toEqual({ ...dropped, replayed: true, current_version: other.version });
     expect(dropped.replayed).toBe(false);
     const read = await call("read_note_tab", { note_id: noteId, tab_id: sheet.tab_id });
     expect(read.version).toBe(other.version);

@@ -296,7 +296,7 @@ describe("the v2 client pinned to 2026-07-28", () => {
 
     // The deck resent unchanged (same key, same stale version): the first result, marked replayed, and nothing written.
     const again = await call("create_note_tab", createArgs);
-    expect(written(again, note_id)).toEqual({ ...created, replayed: true });
+    expect(written(again, note_id)).toEqual({ ...created, replayed: true, current_version: v0 + 3 });
     expect(read(await call("list_note_tabs", { note_id })).version).toBe(v0 + 3);
 
     // Each tool went over the wire once at least, every request in 2026-07-28, all answered 200.

@@ -79,7 +79,7 @@ describe("the connector over real HTTP", () => {
     const { dropped, resend } = t.lostResponse;
     expect(dropped).toMatchObject({ replayed: false, version: respelled.version + 1 });
     expect(dropped.tab_id).toMatch(TAB_ID);
-    expect(resend).toEqual({ ...dropped, replayed: true });
+    expect(resend).toEqual({ ...dropped, replayed: true, current_version: dropped.version });
 
     // The strip: the resent deck once, the 12-slide deck, and no extra bump.
     expect(t.tabsAfter.version).toBe(resend.version);

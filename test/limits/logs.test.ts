@@ -80,13 +80,19 @@ describe("one log line per request", () => {
     await callTool(agent.access_token, "read_note_tab", { note_id: noteId, tab_id: 42, extra: content });
     const invalid = lines();
     expect(invalid).toEqual([expect.objectContaining({ tool: "read_note_tab", note_id: noteId, outcome: "invalid_arguments" })]);
+    // An ID that is none names no Note.
+    spy.mockClear();
+    await callTool(agent.access_token, "read_note_tab", { note_id: "not an id!", tab_id: "markdown" });
+    const unnamed = lines();
+    expect(unnamed).toEqual([expect.objectContaining({ tool: "read_note_tab", outcome: "invalid_arguments" })]);
+    expect(unnamed[0]).not.toHaveProperty("note_id");
 
     // No token: no user, and the status's outcome.
     spy.mockClear();
     await rpc("tools/call", { name: "list_notes", arguments: {} }, null);
     expect(lines()).toEqual([{ route: "/mcp", method: "POST", status: 401, outcome: "unauthorized", duration_ms: expect.any(Number) }]);
 
-    const all = [...signIn, written, ...conflict, ...invalid];
+    const all = [...signIn, written, ...conflict, ...invalid, ...unnamed];
     const everything = JSON.stringify(all);
     for (const secret of [agent.access_token, agent.refresh_token, app.access_token, app.refresh_token, content, key]) {
       expect(secret).toBeTruthy();

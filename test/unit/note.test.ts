@@ -330,7 +330,7 @@ describe("idempotency", () => {
     expect(first).toMatchObject({ replayed: false, version: v + 1, slide_count: 1 });
 
     const resend = value(f.run(AGENT, "create_tab", call));
-    expect(resend).toEqual({ ...first, replayed: true });
+    expect(resend).toEqual({ ...first, replayed: true, current_version: f.version() });
     expect(f.version()).toBe(v + 1);
     expect(f.tabs().filter((t) => t.type === "slides").map((t) => t.id)).toEqual([first.tab_id]);
   });
@@ -340,7 +340,7 @@ describe("idempotency", () => {
     const first = f.createTab({ idempotency_key: "k", label: "First" });
     f.createTab();
     const replay = value(f.run(AGENT, "create_tab", { expected_version: 1, idempotency_key: "k", tab_type: "sheet", label: "Changed" }));
-    expect(replay).toEqual({ ...first, replayed: true, arguments_differ: true });
+    expect(replay).toEqual({ ...first, replayed: true, arguments_differ: true, current_version: f.version() });
     expect(f.tabs().filter((t) => t.type === "sheet")).toEqual([]);
   });
 
@@ -350,7 +350,7 @@ describe("idempotency", () => {
     const first = value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: "Deck", slides: [{ title: "a", body: "b" }] }));
     expect(first.arguments_differ).toBe(false);
     const reordered = value(f.run(AGENT, "create_tab", { slides: [{ body: "b", title: "a" }], label: "Deck", tab_type: "slides", idempotency_key: "k", expected_version: v + 1 }));
-    expect(reordered).toEqual({ ...first, replayed: true, arguments_differ: false });
+    expect(reordered).toEqual({ ...first, replayed: true, arguments_differ: false, current_version: f.version() });
     const otherSlide = value(f.run(AGENT, "create_tab", { expected_version: v, idempotency_key: "k", tab_type: "slides", label: "Deck", slides: [{ title: "a", body: "c" }] }));
     expect(otherSlide.arguments_differ).toBe(true);
   });
@@ -361,10 +361,10 @@ describe("idempotency", () => {
     const v = f.version();
     const edit: Input<"edit_tab"> = { expected_version: v, idempotency_key: "slide-x", tab_id: deck.tab_id, operation: "slide_add", title: "X" };
     const edited = value(f.run(AGENT, "edit_tab", edit));
-    expect(value(f.run(AGENT, "edit_tab", edit))).toEqual({ ...edited, replayed: true });
+    expect(value(f.run(AGENT, "edit_tab", edit))).toEqual({ ...edited, replayed: true, current_version: f.version() });
     const source: Input<"add_source"> = { expected_version: v + 1, idempotency_key: "src", title: "Report", url: "https://example.org/a" };
     const added = value(f.run(AGENT, "add_source", source));
-    expect(value(f.run(AGENT, "add_source", source))).toEqual({ ...added, replayed: true });
+    expect(value(f.run(AGENT, "add_source", source))).toEqual({ ...added, replayed: true, current_version: f.version() });
     expect(f.version()).toBe(v + 2);
     expect(f.slideCounts()[deck.tab_id]).toBe(1);
     expect(f.all("sources")).toHaveLength(1);
@@ -426,7 +426,7 @@ describe("idempotency", () => {
     // Honoured for the whole window: a millisecond before it ends, the record is still there.
     f.clock = createdAt + DEFAULT_RETENTION_MS - 1;
     expect(f.note.pruneIdempotency(DEFAULT_RETENTION_MS)).toEqual({ pruned: 0, oldest: createdAt });
-    expect(value(f.run(AGENT, "create_tab", call))).toEqual({ ...first, replayed: true });
+    expect(value(f.run(AGENT, "create_tab", call))).toEqual({ ...first, replayed: true, current_version: f.version() });
 
     const young = f.createTab({ idempotency_key: "young-intent" });
     const youngAt = f.clock;
@@ -435,7 +435,7 @@ describe("idempotency", () => {
     expect(f.note.pruneIdempotency(DEFAULT_RETENTION_MS)).toEqual({ pruned: 1, oldest: youngAt });
 
     // The younger record survives pruning.
-    expect(value(f.run(AGENT, "create_tab", { expected_version: 1, idempotency_key: "young-intent", tab_type: "slides" }))).toEqual({ ...young, replayed: true });
+    expect(value(f.run(AGENT, "create_tab", { expected_version: 1, idempotency_key: "young-intent", tab_type: "slides" }))).toEqual({ ...young, replayed: true, current_version: f.version() });
     // The pruned key is free: with a fresh version it is a new intent.
     const again = value(f.run(AGENT, "create_tab", { ...call, expected_version: f.version() }));
     expect(again.replayed).toBe(false);

@@ -93,7 +93,7 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     const { noteId, tabId, version } = await noteWithTab();
     const typo = await api("DELETE", `/notes/${noteId}/tabs/${tabId}?expected_versoin=${version - 1}`);
     expect(typo.status).toBe(400);
-    expect(typo.body.error.issues).toEqual([{ path: "expected_versoin", problem: "unexpected field" }]);
+    expect(typo.body.error.issues).toEqual([{ path: "expected_versoin", problem: "unexpected field; the fields here are: expected_version" }]);
     const stale = await api("DELETE", `/notes/${noteId}/tabs/${tabId}`, { expected_version: version - 1 });
     expect(stale.status).toBe(409);
     expect(await tabIds(noteId)).toContain(tabId);
@@ -118,9 +118,14 @@ describe("the query string on the other routes", () => {
 
   it("a query parameter a route does not read is refused, not ignored", async () => {
     const { noteId } = await newNote();
-    for (const [method, path, body] of [["GET", "/notes?page=2"], ["GET", `/notes/${noteId}?fields=title`], ["POST", "/notes?note_id=x", { title: "t" }]] as const) {
+    // Each refusal names what the route's query takes.
+    for (const [method, path, body, problem] of [
+      ["GET", "/notes?page=2", undefined, "unexpected field; the fields here are: limit, cursor, title_contains"],
+      ["GET", `/notes/${noteId}?fields=title`, undefined, "unexpected field; this takes no fields"],
+      ["POST", "/notes?note_id=x", { title: "t" }, "unexpected field; this takes no fields"],
+    ] as const) {
       const answer = await api(method, path, body);
-      expect({ path, status: answer.status, issues: answer.body.error?.issues }).toEqual({ path, status: 400, issues: [{ path: /\?(\w+)=/.exec(path)?.[1], problem: "unexpected field" }] });
+      expect({ path, status: answer.status, issues: answer.body.error?.issues }).toEqual({ path, status: 400, issues: [{ path: /\?(\w+)=/.exec(path)?.[1], problem }] });
     }
   });
 });

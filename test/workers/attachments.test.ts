@@ -49,7 +49,7 @@ describe("attachments", () => {
     for (const extra of [{ content: "JVBERi0=" }, { url: "https://files.example.org/deck.pdf" }, { download_url: "https://x.example/y" }]) {
       const refused = await api("POST", `/notes/${noteId}/files`, { name: "x.pdf", media_type: "application/pdf", size_bytes: 1, ...extra });
       expect(refused.status).toBe(400);
-      expect(refused.body.error.issues[0]).toEqual({ path: Object.keys(extra)[0], problem: "unexpected field" });
+      expect(refused.body.error.issues[0]).toEqual({ path: Object.keys(extra)[0], problem: "unexpected field; the fields here are: name, media_type, size_bytes, expected_version" });
     }
     const page = await ok("list_note_attachments", { note_id: noteId, kind: "files" });
     expect(page.items).toHaveLength(1);

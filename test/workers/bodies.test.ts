@@ -116,6 +116,33 @@ describe("the person's API", () => {
     }
     expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
   });
+
+  it("a body sent as anything but application/json is 415 unsupported_media_type, even when it is JSON, and writes nothing", async () => {
+    const { noteId, version } = await newNote();
+    const body = JSON.stringify({ text: "sent as text" });
+    for (const [headers, sent] of [
+      [{ "Content-Type": "text/plain" }, "as text/plain"],
+      [{ "Content-Type": "text/plain;charset=UTF-8" }, "as text/plain;charset=UTF-8"],
+      [{ "Content-Type": "application/x-www-form-urlencoded" }, "as application/x-www-form-urlencoded"],
+      [{ "Content-Type": "application/jsonx" }, "as application/jsonx"],
+    ] as const) {
+      const answer = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, headers, body, "PUT"));
+      expect({ headers, answer }).toEqual({
+        headers,
+        answer: { status: 415, body: { error: { code: "unsupported_media_type", message: `The body must be JSON, sent with Content-Type: application/json; this one was sent ${sent}.` } } },
+      });
+    }
+    // A body with no Content-Type at all (fetch gives a string body text/plain; a stream none).
+    const unlabelled = new Blob([body]).stream();
+    const none = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, {}, unlabelled, "PUT"));
+    expect(none).toMatchObject({ status: 415, body: { error: { code: "unsupported_media_type", message: expect.stringContaining("with no Content-Type") } } });
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+    // application/json with parameters, in any case, is JSON; an empty body needs no type.
+    const json = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "Application/JSON; charset=utf-8" }, body, "PUT"));
+    expect(json).toMatchObject({ status: 200, body: { version: version + 1 } });
+    const deleted = await fetchWorker(`/api/v1/notes/${noteId}?expected_version=${version + 1}`, { method: "DELETE", headers: { Authorization: `Bearer ${TOKENS.app}` } });
+    expect(deleted.status).toBe(200);
+  });
 });
 
 describe("the person's API query", () => {

@@ -380,7 +380,7 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(onCreate.issues).toEqual([{ path: "columns[1]", problem: '"X" is given twice' }]);
     for (const [name, problem] of [
       [" A", "must not start or end with spaces"],
-      ["", "must not be empty"],
+      ["", "must not be empty or blank (spaces and invisible characters only)"],
       ["a\nb", "must be one line"],
     ] as const) {
       const bad = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "columns_add", columns: [name] });
@@ -408,7 +408,9 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     }
     // A field no operation takes is refused at the edge.
     const unknown = await refused(deck.noteId, "edit_note_tab", { ...base, tab_id: sheet.tabId, operation: "row_delete", row_id: sheet.ids[0], after_id: null });
-    expect(unknown.issues).toEqual([{ path: "after_id", problem: "unexpected field" }]);
+    expect(unknown.issues).toEqual([
+      { path: "after_id", problem: "unexpected field; the fields here are: note_id, expected_version, idempotency_key, tab_id, operation, title, body, notes, slides, slide_id, rows, row_id, cells, columns" },
+    ]);
     // And each operation's own field is required.
     const missing: [Record<string, unknown>, string][] = [
       [{ tab_id: deck.tabId, operation: "slide_delete" }, "slide_id"],
@@ -467,7 +469,7 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     const long = "x".repeat(LIMITS.cellLength + 1);
     const longRow = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "rows_append", rows: [{ A: 1 }, { B: long }] });
     expect(longRow).toMatchObject({ code: "limit_exceeded", limit: "cell_length", max: LIMITS.cellLength });
-    expect(longRow.message).toContain(`rows[1].B holds ${LIMITS.cellLength + 1} characters`);
+    expect(longRow.message).toContain(`rows[1].B holds ${LIMITS.cellLength + 1} UTF-16 code units`);
     const longCell = await refused(noteId, "edit_note_tab", { ...write(noteId, version, "k"), tab_id: tabId, operation: "row_update", row_id: ids[0], cells: { A: long } });
     expect(longCell).toMatchObject({ code: "limit_exceeded", limit: "cell_length", max: LIMITS.cellLength });
     expect(longCell.message).toContain("cells.A holds");
@@ -569,8 +571,8 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
       [{ operation: "rows_append", rows: [{ A: "a\ud800b" }] }, "rows[0].A", "must be well-formed Unicode (a lone surrogate at index 1)"],
       [{ operation: "row_update", row_id: ids[0], cells: { B: "\udc00" } }, "cells.B", "must be well-formed Unicode (a lone surrogate at index 0)"],
       [{ operation: "columns_add", columns: ["X\ud83d"] }, "columns[0]", "must be well-formed Unicode (a lone surrogate at index 1)"],
-      [{ operation: "rows_append", rows: [{ A: "bell\u0007" }] }, 'rows[0].A', "must not contain control characters"],
-      [{ operation: "row_update", row_id: ids[0], cells: { A: "\u0000" } }, 'cells.A', "must not contain control characters"],
+      [{ operation: "rows_append", rows: [{ A: "bell\u0007" }] }, 'rows[0].A', "must not contain control characters (U+0007 at index 4)"],
+      [{ operation: "row_update", row_id: ids[0], cells: { A: "\u0000" } }, 'cells.A', "must not contain control characters (U+0000 at index 0)"],
       [{ operation: "row_update", row_id: ids[0], cells: {} }, "cells", "at least one cell"],
       [{ operation: "rows_append", rows: [{ A: 1 }, {}] }, "rows[1]", "at least one cell"],
       [{ operation: "rows_append", rows: [{ A: true }] }, "rows[0].A", "must be text or a finite number"],
@@ -588,7 +590,7 @@ describe("what a Sheet refuses, leaving the Note byte-identical", () => {
     expect(oddKey.issues).toEqual([{ path: 'cells["\\ud800"]', problem: 'no column "\\ud800" in this Sheet; its columns are "A", "B", "C", "D", "E"' }]);
     const longName = "k".repeat(LIMITS.columnNameLength + 1);
     const longKey = await refused(noteId, "edit_note_tab", { ...base, operation: "row_update", row_id: ids[0], cells: { [longName]: 1 } });
-    expect(longKey.issues).toEqual([{ path: `cells.${longName}`, problem: `is no column name (at most ${LIMITS.columnNameLength} characters)` }]);
+    expect(longKey.issues).toEqual([{ path: `cells.${longName}`, problem: `is no column name (at most ${LIMITS.columnNameLength} UTF-16 code units)` }]);
   });
 
   it('a cell or column named "__proto__" is refused at the edge, naming where', async () => {
@@ -684,11 +686,12 @@ describe("a resend after a lost answer gets the first result, for every new oper
     const before = await dump(note.noteId);
 
     const resent = await ok(tool, { ...write(note.noteId, note.version, "the-intent"), ...call });
-    expect(resent).toEqual({ ...first, replayed: true });
+    // The first call's result, and where the Note is now.
+    expect(resent).toEqual({ ...first, replayed: true, current_version: moved.version });
     // A resend with a fresh version is the same intent too.
-    expect(await ok(tool, { ...write(note.noteId, moved.version, "the-intent"), ...call })).toEqual({ ...first, replayed: true });
+    expect(await ok(tool, { ...write(note.noteId, moved.version, "the-intent"), ...call })).toEqual({ ...first, replayed: true, current_version: moved.version });
     const other = await ok(tool, { ...write(note.noteId, note.version, "the-intent"), ...differs });
-    expect(other).toEqual({ ...first, replayed: true, arguments_differ: true });
+    expect(other).toEqual({ ...first, replayed: true, arguments_differ: true, current_version: moved.version });
     expect(await dump(note.noteId)).toBe(before);
     expect(await versionOf(note.noteId)).toBe(moved.version);
   });
@@ -698,10 +701,10 @@ describe("a resend after a lost answer gets the first result, for every new oper
     const call = { ...write(note.noteId, note.version, "order"), tab_id: note.sheet, operation: "rows_append", rows: [{ A: "x", B: 1 }] };
     const first = await ok("edit_note_tab", call);
     const resent = await ok("edit_note_tab", { ...call, rows: [{ B: 1, A: "x" }] });
-    expect(resent).toEqual({ ...first, replayed: true, arguments_differ: false });
+    expect(resent).toEqual({ ...first, replayed: true, arguments_differ: false, current_version: first.version });
     const update = { ...write(note.noteId, first.version, "cells-order"), tab_id: note.sheet, operation: "row_update", row_id: note.rows[0], cells: { A: "y", B: null } };
     const updated = await ok("edit_note_tab", update);
-    expect(await ok("edit_note_tab", { ...update, cells: { B: null, A: "y" } })).toEqual({ ...updated, replayed: true, arguments_differ: false });
+    expect(await ok("edit_note_tab", { ...update, cells: { B: null, A: "y" } })).toEqual({ ...updated, replayed: true, arguments_differ: false, current_version: updated.version });
     // A number and the same digits as text are different cells.
     expect(await ok("edit_note_tab", { ...call, rows: [{ A: "x", B: "1" }] })).toMatchObject({ replayed: true, arguments_differ: true });
   });
@@ -850,8 +853,8 @@ describe("review findings", () => {
     expect(await slides()).toEqual(before);
     expect(await versionOf(noteId)).toBe(version);
     // Another write moves the Note on; the resend (its answer lost) still gets the first result, not a conflict.
-    await ok("edit_note_tab", { ...call, idempotency_key: "other", slide_id: ids[0], body: "changed" });
-    expect(await ok("edit_note_tab", call)).toEqual({ ...same, replayed: true });
+    const other = await ok("edit_note_tab", { ...call, idempotency_key: "other", slide_id: ids[0], body: "changed" });
+    expect(await ok("edit_note_tab", call)).toEqual({ ...same, replayed: true, current_version: other.version });
     const sheet = await newSheet(["A"], [{ A: 1 }]);
     const cells = await ok("edit_note_tab", { note_id: sheet.noteId, expected_version: sheet.version, idempotency_key: "same", tab_id: sheet.tabId, operation: "row_update", row_id: sheet.ids[0], cells: { A: 1 } });
     expect(cells).toMatchObject({ version: sheet.version, row_ids: sheet.ids });

@@ -91,7 +91,7 @@ describe("DELETE /api/v1/notes/:id", () => {
     const both = await api("DELETE", `/notes/${noteId}?expected_version=${version}`, { expected_version: version });
     expect({ status: both.status, issues: both.body.error.issues }).toEqual({ status: 400, issues: [{ path: "expected_version", problem: expect.stringContaining("both") }] });
     const extra = await api("DELETE", `/notes/${noteId}`, { force: true });
-    expect({ status: extra.status, issues: extra.body.error.issues }).toEqual({ status: 400, issues: [{ path: "force", problem: "unexpected field" }] });
+    expect({ status: extra.status, issues: extra.body.error.issues }).toEqual({ status: 400, issues: [{ path: "force", problem: "unexpected field; the fields here are: expected_version" }] });
     const stranger = await api("DELETE", `/notes/${noteId}`, undefined, TOKENS.bobApp);
     expect({ status: stranger.status, code: stranger.body.error.code }).toEqual({ status: 404, code: "note_not_found" });
     expect(await dump(noteId)).toBe(before);
@@ -124,7 +124,7 @@ describe("a deletion refused", () => {
     const stale = await api("DELETE", `/notes/${noteId}?expected_version=${version - 1}`);
     expect({ status: stale.status, code: stale.body.error.code }).toEqual({ status: 409, code: "version_conflict" });
     const misspelt = await api("DELETE", `/notes/${noteId}?expected_versoin=${version}`);
-    expect({ status: misspelt.status, issues: misspelt.body.error.issues }).toEqual({ status: 400, issues: [{ path: "expected_versoin", problem: "unexpected field" }] });
+    expect({ status: misspelt.status, issues: misspelt.body.error.issues }).toEqual({ status: 400, issues: [{ path: "expected_versoin", problem: "unexpected field; the fields here are: expected_version" }] });
     expect(await dump(noteId)).toBe(before);
     expect(await listed(noteId, "bob")).toEqual({ person: true, agent: true });
   });

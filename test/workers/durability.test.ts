@@ -42,7 +42,7 @@ describe("durability", () => {
     const list = await ok("list_note_tabs", { note_id: noteId });
     expect(list.version).toBe(source.version);
     expect(list.tabs.find((t: any) => t.id === created.tab_id)).toMatchObject({ slide_count: 2 });
-    expect(await ok("create_note_tab", call)).toEqual({ ...created, replayed: true });
+    expect(await ok("create_note_tab", call)).toEqual({ ...created, replayed: true, current_version: source.version });
     const page = await ok("list_note_attachments", { note_id: noteId, kind: "sources" });
     expect(page.items.map((i: any) => i.id)).toEqual([source.source_id]);
   });
@@ -107,7 +107,7 @@ describe("durability", () => {
     });
     expect(kept).toEqual([{ key: "old-key", fingerprint: null }]);
     await abortAllDurableObjects();
-    expect(await ok("create_note_tab", { ...call, label: "Other" })).toEqual({ ...first, replayed: true, arguments_differ: false });
+    expect(await ok("create_note_tab", { ...call, label: "Other" })).toEqual({ ...first, replayed: true, arguments_differ: false, current_version: first.version });
     const next = await ok("create_note_tab", { ...call, expected_version: first.version, idempotency_key: "new-key" });
     expect(await ok("create_note_tab", { ...call, expected_version: first.version, idempotency_key: "new-key", label: "Other" })).toMatchObject({
       tab_id: next.tab_id,

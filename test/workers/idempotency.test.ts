@@ -11,7 +11,7 @@ describe("idempotency keys", () => {
     const first = await ok("create_note_tab", call);
     // The answer to `first` was lost; the client resends the very same call, now with a stale version.
     const resent = await ok("create_note_tab", call);
-    expect(resent).toEqual({ ...first, replayed: true });
+    expect(resent).toEqual({ ...first, replayed: true, current_version: first.version });
     expect(first.replayed).toBe(false);
     const list = await ok("list_note_tabs", { note_id: noteId });
     expect(list.version).toBe(version + 1);

@@ -197,14 +197,18 @@ describe("every tool's success matches its declared output schema", () => {
     ]);
   });
 
-  it("a replay is the first result, marked replayed, saying whether the resend's arguments differ, and still matches the schema", async () => {
+  it("a replay is the first result, marked replayed, saying whether the resend's arguments differ and the Note's current_version, and still matches the schema", async () => {
     const { client, noteId, version } = await setUp();
     const args = { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides" };
     const first = await call(client, "create_note_tab", args);
     expect(first).toMatchObject({ replayed: false, arguments_differ: false });
-    expect(await call(client, "create_note_tab", args)).toEqual({ ...first, replayed: true });
+    expect(first).not.toHaveProperty("current_version");
+    expect(await call(client, "create_note_tab", args)).toEqual({ ...first, replayed: true, current_version: first.version });
+    // The Note moves on: a replay still answers the first call's version, and says where the Note is now.
+    const moved = await call(client, "create_note_tab", { ...args, expected_version: first.version, idempotency_key: "sheet", tab_type: "sheet" });
     const other = await call(client, "create_note_tab", { ...args, label: "Another deck" });
-    expect(other).toEqual({ ...first, replayed: true, arguments_differ: true });
+    expect(other).toEqual({ ...first, replayed: true, arguments_differ: true, current_version: moved.version });
+    expect(moved.version).toBe(first.version + 1);
   });
 
   it("the write tools teach what arguments_differ means", async () => {
@@ -228,9 +232,9 @@ describe("the schema table of SPEC §2, through the SDK client", () => {
   });
 
   const rejected: { tool: string; args: Record<string, unknown>; path: string; problem: RegExp }[] = [
-    { tool: "edit_note_tab", args: { operation: "slide_add", title: "Sources", index: 0 }, path: "index", problem: /^unexpected field$/ },
+    { tool: "edit_note_tab", args: { operation: "slide_add", title: "Sources", index: 0 }, path: "index", problem: /^unexpected field; the fields here are: note_id, expected_version, idempotency_key, tab_id, operation, title, body, notes, slides, slide_id, rows, row_id, cells, columns$/ },
     { tool: "edit_note_tab", args: { operation: "slides_add", slides: [{ title: "a" }] }, path: "operation", problem: /one of "slide_add", "slides_add_outline"/ },
-    { tool: "edit_note_tab", args: { operation: "slides_add_outline", slides: [{ title: "a", bullets: ["x"] }] }, path: "slides[0].bullets", problem: /^unexpected field$/ },
+    { tool: "edit_note_tab", args: { operation: "slides_add_outline", slides: [{ title: "a", bullets: ["x"] }] }, path: "slides[0].bullets", problem: /^unexpected field; the fields here are: title, body, notes$/ },
     { tool: "create_note_tab", args: { tab_type: "slides", slides: Array.from({ length: 21 }, (_, i) => ({ title: `s${i}` })) }, path: "slides", problem: /at most 20/ },
     { tool: "create_note_tab", args: { tab_type: "markdown" }, path: "tab_type", problem: /one of "slides", "sheet"/ },
     { tool: "add_note_source", args: { url: "https://example.org/report" }, path: "title", problem: /^required$/ },

@@ -58,8 +58,8 @@ describe("2026-07-28", () => {
     const modernAgain = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }))).result.structuredContent;
     const legacyAgain = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: args }))).result.structuredContent;
     expect(first.replayed).toBe(false);
-    expect(modernAgain).toEqual({ ...first, replayed: true });
-    expect(legacyAgain).toEqual({ ...first, replayed: true });
+    expect(modernAgain).toEqual({ ...first, replayed: true, current_version: first.version });
+    expect(legacyAgain).toEqual({ ...first, replayed: true, current_version: first.version });
   });
 
   it("an unsupported revision, a missing header or headers that disagree with the body are refused by code", async () => {
