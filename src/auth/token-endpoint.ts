@@ -154,7 +154,21 @@ async function earlierAnswer(oauth: OAuthSetup, env: Env, asked: RefreshRequest,
     return null;
   }
   if (typeof body.expires_in === "number") body.expires_in = Math.max(1, body.expires_in - elapsed);
-  return Response.json(body, { headers: NO_STORE });
+  return Response.json(body, { headers: { ...NO_STORE, ...corsHeaders(asked.request) } });
+}
+
+/** The CORS headers the library puts on its token endpoint's answers to a request with an `Origin`: a browser-based client reads a repeat as it read the first. */
+function corsHeaders(request: Request): Record<string, string> {
+  const origin = request.headers.get("Origin");
+  if (origin === null) return {};
+  return {
+    "Access-Control-Allow-Origin": origin,
+    "Access-Control-Allow-Methods": "*",
+    "Access-Control-Allow-Headers": "Authorization, *",
+    "Access-Control-Max-Age": "86400",
+    Vary: "Origin",
+    "Access-Control-Expose-Headers": "WWW-Authenticate, Retry-After",
+  };
 }
 
 /** The AES-GCM key a refresh token's kept answer is sealed with: derived from the token, which KV never holds. */

@@ -163,6 +163,23 @@ describe("refresh tokens", () => {
     expect((await rpc("tools/list", {}, after.access_token)).status).toBe(401);
   });
 
+  it("a repeated refresh answers a browser-based client with the same headers as the first (CORS, no-store)", async () => {
+    const first = await agent();
+    const fromBrowser = () =>
+      send(
+        new Request(`${ORIGIN}/oauth/token`, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://inspector.example" },
+          body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: first.refresh_token as string, client_id: first.client_id }),
+        }),
+      );
+    const [one, two] = [await fromBrowser(), await fromBrowser()];
+    expect(((await two.json()) as any).refresh_token).toBe(((await one.json()) as any).refresh_token);
+    const headers = (response: Response) => Object.fromEntries([...response.headers].filter(([name]) => name.startsWith("access-control-") || ["cache-control", "pragma", "vary", "content-type"].includes(name)));
+    expect(headers(two)).toEqual(headers(one));
+    expect(headers(two)["access-control-allow-origin"]).toBe("https://inspector.example");
+  });
+
   it("the same refresh token again after the reuse interval gets a pair of its own (a lost answer's retry), not the kept one", async () => {
     const first = await agent();
     const lost = (await (await refresh(ORIGIN, first.client_id, first.refresh_token as string, send)).json()) as any;
