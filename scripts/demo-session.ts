@@ -1,6 +1,7 @@
 /**
  * One agent session against a running connector, through the official MCP
- * TypeScript SDK client over Streamable HTTP: the three promises of SPEC §1
+ * TypeScript client (`@modelcontextprotocol/client`, the SDK's v2 client)
+ * over Streamable HTTP: the three promises of SPEC §1
  * acted out step by step. `npm run demo` prints it; the end-to-end tests
  * assert its transcript.
  *
@@ -9,8 +10,7 @@
  * const transcript = await runDemoSession("http://127.0.0.1:8787/mcp", access_token, console.log);
  * transcript.lostResponse.resend.replayed; // true
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { z } from "zod";
 import { inputs, outputSchemas, type Outputs } from "../src/mcp/schemas.js";
 import { DECK } from "./lib/deck.js";
@@ -79,12 +79,11 @@ export interface DemoOptions {
   runId?: string;
 }
 
-/** Connects the official client to `mcpUrl` with a bearer token. */
+/** Connects the official client to `mcpUrl` with a bearer token; it negotiates the protocol revision itself. */
 export async function connectClient(mcpUrl: string, token: string): Promise<Client> {
   const client = new Client({ name: "notes-connector-demo", version: "0.1.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
+  // The minimal auth provider: a token from the local sign-in, sent on every request.
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: { token: async () => token } });
   await client.connect(transport);
   return client;
 }

@@ -40,7 +40,7 @@ if (stale()) {
     platform: "node",
     // CommonJS, so that the MCP client (external) is required only when --live loads sim/live.ts.
     format: "cjs",
-    external: ["@modelcontextprotocol/sdk"],
+    external: ["@modelcontextprotocol/client"],
     outfile: bundle,
     metafile: true,
     logLevel: "warning",

@@ -1,15 +1,15 @@
 /**
  * `npm run sim -- --live URL`: experiments 3, 4 and 5 sent through a running
- * connector. The agent's steps go through the official MCP client (Streamable
- * HTTP, a bearer token from the local sign-in); the person's steps go through
+ * connector. The agent's steps go through the official MCP client
+ * (`@modelcontextprotocol/client` over Streamable HTTP, a bearer token from
+ * the local sign-in); the person's steps go through
  * the person's API. The scripts are the in-process ones, drawing the same
  * random events in the same order, so the figures must agree with an
  * in-process run at the same seed and trials. A lost response is an answer
  * the client received and discarded. Units on a server the simulation plays
  * (version before key) run in process: no deployment is that server.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { PersonApi } from "../scripts/lib/person-api.js";
 import { pool } from "../scripts/lib/pool.js";
 import { signIn } from "../scripts/lib/sign-in.js";
@@ -45,7 +45,7 @@ export async function runLive(options: LiveOptions): Promise<Results> {
     throw new LiveSetupError(`could not sign in at ${origin}: ${why}. Is the connector running there (npm start)?`, { cause: error });
   });
   const client = new Client({ name: "notes-connector-sim", version: "0.1.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${agentTokens.access_token}` } } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${origin}/mcp`), { authProvider: { token: async () => agentTokens.access_token } }));
   const world = new LiveWorld(client, new PersonApi({ origin, token: appTokens.access_token }));
   try {
     const plan = makePlan(settings, only);

@@ -58,6 +58,17 @@ export interface KeyedWrite<K extends KeyedCommand, I, P> {
 /** `prepare` for a write whose fields, once valid, are all it needs. */
 export const asGiven = <I>(input: I): Result<I> => ok(input);
 
+/** Each write's accepted fields, listed once: a write's rules are module-level data, so the list is too. */
+const TAKEN = new WeakMap<object, readonly string[]>();
+function takenFields(write: { readonly fields: readonly string[]; readonly laterFields?: readonly string[] }): readonly string[] {
+  let taken = TAKEN.get(write);
+  if (taken === undefined) {
+    taken = ["expected_version", "idempotency_key", ...write.fields, ...(write.laterFields ?? [])];
+    TAKEN.set(write, taken);
+  }
+  return taken;
+}
+
 export function keyedWrite<K extends KeyedCommand, I extends { expected_version: number; idempotency_key: string }, P>(
   write: KeyedWrite<K, I, P>,
   ctx: NoteContext,
@@ -68,7 +79,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
   const given = fields(input);
   if (!given.ok) return given;
   const checks = new Checks();
-  checks.onlyFields(given.value, ["expected_version", "idempotency_key", ...write.fields, ...(write.laterFields ?? [])]);
+  checks.onlyFields(given.value, takenFields(write));
   checks.writeFields(given.value);
   write.validate(given.value, checks);
   const invalid = checks.failure();

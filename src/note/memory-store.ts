@@ -296,10 +296,17 @@ function metaRow(meta: NoteMeta, first: NoteMeta): NoteMeta {
   };
 }
 
+/** A tab row's own copy, its columns as the SQLite table has them (one object shape for every tab). */
 function copyTab(tab: TabRow): TabRow {
-  const copy = { ...tab };
-  copy.columns = tab.columns.length === 0 ? [] : tab.columns.slice();
-  return copy;
+  return {
+    id: tab.id,
+    type: tab.type,
+    label: tab.label,
+    position: tab.position,
+    slide_count: tab.slide_count,
+    row_count: tab.row_count,
+    columns: tab.columns.length === 0 ? [] : tab.columns.slice(),
+  };
 }
 
 /** A change entry's own copy, field by field: structuredClone here was the largest single cost of a write in `npm run sim`. */
@@ -311,16 +318,14 @@ function copyChange(entry: ChangeEntry): ChangeEntry {
   return copy;
 }
 
-/** A slide as a read hands it out: its own object (its fields are strings and numbers). */
-function copySlide<T extends Slide>(slide: T): T {
-  return { ...slide };
+/** A slide as the table's columns hold it, its own object. */
+function copySlide(slide: Keyed<Slide>): Keyed<Slide> {
+  return { id: slide.id, title: slide.title, body: slide.body, notes: slide.notes, key: slide.key };
 }
 
-/** A Sheet row as a read hands it out: its own object and its own cells (strings and numbers). */
-function copyRow<T extends SheetRow>(row: T): T {
-  const copy = { ...row };
-  copy.cells = { ...row.cells };
-  return copy;
+/** A Sheet row as the table's columns hold it, its own object and its own cells (strings and numbers). */
+function copyRow(row: Keyed<SheetRow>): Keyed<SheetRow> {
+  return { id: row.id, cells: { ...row.cells }, key: row.key };
 }
 
 /**
@@ -333,8 +338,8 @@ class MemorySequence<T extends { id: string }> implements Sequence<T> {
 
   constructor(
     private readonly save: (tabs: Map<string, readonly Keyed<T>[]>, tabId: string) => void,
-    /** An item's own copy, never the stored object: what every read hands out and every write keeps. */
-    private readonly copy: <I extends T>(item: I) => I,
+    /** An item's own copy, never the stored object, with the table's columns only: what every read hands out and every write keeps. */
+    private readonly copy: (item: Keyed<T>) => Keyed<T>,
   ) {}
 
   #list(tabId: string): readonly Keyed<T>[] {

@@ -5,8 +5,7 @@
  * IDs, fills a Sheet and corrects one row, and reads both back; a write whose
  * answer was lost is resent and gets its first result.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { PersonApi } from "../../scripts/lib/person-api.js";

@@ -3,7 +3,7 @@
  * official MCP client over real HTTP, the demo session of `npm run demo`.
  * The agent's token comes from the local consent page, as `npm run token`'s.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { connectClient, runDemoSession, type DemoTranscript } from "../../scripts/demo-session.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
@@ -28,6 +28,8 @@ const running = useLocalServer(async (server) => {
 describe("the connector over real HTTP", () => {
   it("lists exactly the eight tools, each closed, typed, annotated and scoped", async () => {
     const client: Client = await connectClient(running().mcpUrl, agentToken);
+    // The demo's client is the current one (the v2 client); the v1 client stays in the tests that prove v1 clients still work.
+    expect(client).toBeInstanceOf(Client);
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
