@@ -26,11 +26,31 @@ const TEST_LIMITS = {
   PUBLIC_MCP_LIMIT: { simple: { limit: 6, period: 60 } },
 };
 
+/**
+ * Unit tests of code that needs nothing of workerd (the domain, the tooling, the
+ * page's and app's view code): Node runs them. Those of what the runtime itself
+ * decides (its URL parser, its fetch and streams) stay in the workers project.
+ */
+const IN_WORKERD = ["test/unit/url.test.ts", "test/unit/provider-answer.test.ts"];
+
 export default defineConfig({
   test: {
     // The Worker's one log line per request (src/http/request-log.ts) would bury a failing test's output; the log test reads them with a spy.
     onConsoleLog: (log) => !(/\broute: /.test(log) && /\bduration_ms: /.test(log)),
+    // Where the time went: the slowest files, one line at the end (test/support/slowest-reporter.ts).
+    reporters: ["default", "./test/support/slowest-reporter.ts"],
+    // Two files at a time on a 2-core machine (vitest's default leaves one core to itself): each
+    // workerd file has a runtime and storage of its own. The e2e project runs after, one file at a time.
+    maxWorkers: 2,
     projects: [
+      {
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/unit/**/*.test.ts"],
+          exclude: IN_WORKERD,
+        },
+      },
       {
         plugins: [
           cloudflareTest({
@@ -41,11 +61,10 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          include: ["test/unit/**/*.test.ts", "test/workers/**/*.test.ts"],
-          setupFiles: ["./test/support/setup-tokens.ts"],
+          include: [...IN_WORKERD, "test/workers/**/*.test.ts"],
           // Shared 2-core machines are noisy; a test's own assertions decide, not the clock.
           testTimeout: 30_000,
-          // Every file signs its users in first (setup-tokens.ts); on a loaded machine that alone can pass 10 s.
+          // A file signs in the users it needs (test/support/workers.ts); on a loaded machine that alone can take seconds.
           hookTimeout: 60_000,
         },
       },
@@ -68,6 +87,11 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          // One file at a time, after the other projects: the files on the shared server write its one demo Note.
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+          // One `wrangler dev` for the files that can share it (test/support/e2e-server.ts): its origin reaches them by inject("e2eOrigin").
+          globalSetup: ["./test/support/e2e-global.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { PersonApi } from "../../scripts/lib/person-api.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
-import { useLocalServer } from "../support/e2e-server.js";
+import { useSharedServer } from "../support/e2e-server.js";
 
 let agentToken = "";
 let people: PersonApi;
 
-const running = useLocalServer(async (server) => {
+const { running } = useSharedServer(async (server) => {
   agentToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" })).access_token;
   const appToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:app"], resource: "api" })).access_token;
   people = new PersonApi({ origin: server.url, token: appToken });

@@ -20,9 +20,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
-import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
+import { DEMO_NOTE_ID, DEMO_USER } from "../../scripts/local-server.js";
 import { approve, codeOf, openConsentPage, submitConsent } from "../support/consent-page.js";
-import { useLocalServer } from "../support/e2e-server.js";
+import { useSharedServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider, REDIRECT_URL } from "../support/memory-oauth-provider.js";
 import { exchangeLines, recordingFetch, signInStart, type RecordingFetch } from "../support/recording-fetch.js";
 
@@ -31,9 +31,9 @@ const WRITE = "osfoundry:write";
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
 
-const running = useLocalServer(async (server) => {
-  const seeded = await seedDemoNote(server.url);
-  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+// The shared server's demo Note, seeded on it fresh (test/support/e2e-global.ts).
+const { running, seeded } = useSharedServer(async () => {
+  expect(seeded()).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
 });
 
 function newTransport(provider: MemoryOAuthProvider, recorder: RecordingFetch = recordingFetch()): StreamableHTTPClientTransport {

@@ -5,13 +5,12 @@
  * sends it (same-origin, no Authorization header). This file plays the browser.
  */
 import { describe, expect, it } from "vitest";
-import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
-import { useLocalServer } from "../support/e2e-server.js";
+import { DEMO_NOTE_ID, DEMO_USER } from "../../scripts/local-server.js";
+import { useSharedServer } from "../support/e2e-server.js";
 import { CookieJar, pageSignIn, setCookies } from "../support/page-browser.js";
 
-const running = useLocalServer(async (server) => {
-  await seedDemoNote(server.url);
-});
+// The shared server, its demo Note seeded (test/support/e2e-global.ts).
+const { running } = useSharedServer();
 
 const send = (request: Request) => fetch(request);
 

@@ -17,6 +17,7 @@ const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 /** alice's agent token: osfoundry:read and osfoundry:write, for /mcp. */
 let agentToken = "";
 
+// A server of its own: the demo session checks the demo Note as seeding leaves it (version 3, four tabs).
 const running = useLocalServer(async (server) => {
   const seeded = await seedDemoNote(server.url);
   expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });

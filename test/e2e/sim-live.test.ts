@@ -6,31 +6,24 @@
  * (the simulation plays that server) and are marked so; experiment 4's
  * dedupe-off rows are counted from the same live answers.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runExperiments, type ExperimentNumber, type Results } from "../../sim/experiments.js";
 import { runLive } from "../../sim/live.js";
+import { useSharedServer } from "../support/e2e-server.js";
 
 /** Small: experiment 3 whole (9 live runs), experiment 4 at 3 sessions, experiment 5 at 20 decks per strategy. */
 const SETTINGS = { seed: 7, trials: 100 };
 const ONLY = new Set<ExperimentNumber>([3, 4, 5]);
 
-let server: LocalServer | undefined;
-let persistDir: string | undefined;
+/** The project's shared server (test/support/e2e-global.ts): the live runs write Notes of their own. */
+const { running } = useSharedServer();
 let live: Results;
 let inProcess: Results;
 
 beforeAll(async () => {
-  persistDir = await tempPersistDir();
-  server = await startLocalServer({ port: await freePort(), persistTo: persistDir });
-  live = await runLive({ origin: server.url, settings: SETTINGS, only: ONLY, concurrency: 6 });
+  live = await runLive({ origin: running().url, settings: SETTINGS, only: ONLY, concurrency: 6 });
   inProcess = runExperiments(SETTINGS, ONLY);
 }, 240_000);
-
-afterAll(async () => {
-  await server?.stop();
-  if (persistDir !== undefined) await removeDir(persistDir);
-});
 
 /** A row without where it ran: the figures alone. */
 function figures<T extends { source: string }>(row: T): Omit<T, "source"> {

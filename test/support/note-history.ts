@@ -853,6 +853,9 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               await r.call({ caller: agentCaller, name: "edit_tab", input: last });
               await r.call({ caller: agentCaller, name: "edit_tab", input: last });
               await readPages(m, r, owner, sheet.id, undefined);
+              // The person deletes the full Sheet: ten thousand rows gone in one call. The history goes on
+              // small, as every later step reads and compares every table.
+              await r.call({ caller: app(owner), name: "delete_tab", input: { tab_id: sheet.id } });
             },
           ),
       ),
@@ -864,9 +867,19 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
           new Special(
             `seed_counters ${canonical({ which, below })}`,
             (m) => m.meta !== null,
-            (_m, r) => {
+            async (m, r) => {
               const less = below === "one" ? 1 : 0;
-              return r.seedCounters(which === "sources" ? { source_count: LIMIT.sources - less } : { file_count: LIMIT.files - less });
+              await r.seedCounters(which === "sources" ? { source_count: LIMIT.sources - less } : { file_count: LIMIT.files - less });
+              if (m.members.size === 0) return;
+              // Then the counter's limit itself, by a member: with one left, the first fills it and the next is refused.
+              const member = someMember(m);
+              if (which === "sources" && m.meta?.approved !== true) await r.call({ caller: app(member), name: "set_approval", input: { approved: true } });
+              for (let i = 0; i <= less; i++) {
+                // A page the Note does not hold yet (one it holds is answered already_attached and counts nothing).
+                const page = Object.values(URLS).find((u) => u.url !== null && !m.sources.some((s) => s.normalized_url === u.normalized));
+                if (which === "files") await r.call({ caller: app(member), name: "add_file", input: { name: "report.pdf", media_type: "application/pdf", size_bytes: 1234 } });
+                else if (page !== undefined) await r.call({ caller: agent(member), name: "add_source", input: { expected_version: m.version, idempotency_key: m.freshKey(), title: "A report", url: page.given } });
+              }
             },
           ),
       ),

@@ -3,10 +3,9 @@ import { exports } from "cloudflare:workers";
 import { PersonApi, orThrow } from "../../scripts/lib/person-api.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 
-/** Tokens of the local users, one per role, signed in through the real OAuth flow (see setup-tokens.ts). */
-export const TOKENS = { agent: "", reader: "", app: "", bobAgent: "", bobApp: "" };
+type Role = "agent" | "reader" | "app" | "bobAgent" | "bobApp";
 
-const ROLES: Record<keyof typeof TOKENS, { user: string; scopes: string[]; resource: "mcp" | "api" }> = {
+const ROLES: Record<Role, { user: string; scopes: string[]; resource: "mcp" | "api" }> = {
   agent: { user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" },
   reader: { user: "alice", scopes: ["osfoundry:read"], resource: "mcp" },
   app: { user: "alice", scopes: ["osfoundry:app"], resource: "api" },
@@ -14,14 +13,40 @@ const ROLES: Record<keyof typeof TOKENS, { user: string; scopes: string[]; resou
   bobApp: { user: "bob", scopes: ["osfoundry:app"], resource: "api" },
 };
 
-/** Signs every role in, unless this test file already did. */
-export async function signInEveryone(): Promise<void> {
-  if (TOKENS.agent !== "") return;
-  for (const [role, how] of Object.entries(ROLES)) {
-    const tokens = await signIn({ origin: BASE, ...how, fetch: (request) => exports.default.fetch(request) });
-    TOKENS[role as keyof typeof TOKENS] = tokens.access_token;
-  }
+const signedIn: Partial<Record<Role, string>> = {};
+const signingIn: Partial<Record<Role, Promise<string>>> = {};
+
+/**
+ * A role's access token, signed in through the real OAuth flow the first time
+ * this test file needs it (each file runs in its own runtime): a file pays only
+ * for the roles it uses. The helpers below call it for their default tokens.
+ */
+export function tokenOf(role: Role): Promise<string> {
+  return (signingIn[role] ??= signIn({ origin: BASE, ...ROLES[role], fetch: (request) => exports.default.fetch(request) }).then((tokens) => (signedIn[role] = tokens.access_token)));
 }
+
+/** Signs these roles in (one after another), unless this test file already did: call it in `beforeAll` before reading `TOKENS`. */
+export async function signInAs(...roles: Role[]): Promise<void> {
+  for (const role of roles) await tokenOf(role);
+}
+
+/** Signs every role in. */
+export function signInEveryone(): Promise<void> {
+  return signInAs(...(Object.keys(ROLES) as Role[]));
+}
+
+/**
+ * The tokens of the roles this file signed in (`signInAs`); reading one it did
+ * not is an error that says so, not an empty token and a puzzling 401.
+ */
+export const TOKENS: Readonly<Record<Role, string>> = new Proxy({} as Record<Role, string>, {
+  get(_target, role) {
+    if (typeof role !== "string" || !(role in ROLES)) return undefined;
+    const token = signedIn[role as Role];
+    if (token === undefined) throw new Error(`TOKENS.${String(role)} read before signing in: add beforeAll(() => signInAs(${JSON.stringify(role)})) to the test file`);
+    return token;
+  },
+});
 
 const BASE = "http://127.0.0.1:8787";
 
@@ -34,7 +59,7 @@ export async function rawMcp(body: string): Promise<any> {
   const response = await fetchWorker("/mcp", {
     method: "POST",
     headers: {
-      Authorization: `Bearer ${TOKENS.agent}`,
+      Authorization: `Bearer ${await tokenOf("agent")}`,
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": "2025-11-25",
@@ -56,7 +81,8 @@ export function envelope(capabilities: Record<string, unknown> = {}): Record<str
  * A 2026-07-28 request as its clients send it: the envelope in `params._meta`,
  * and the MCP-Protocol-Version, Mcp-Method and (for tools/call and resources/read) Mcp-Name headers.
  */
-export async function modernRpc(method: string, params: Record<string, unknown> = {}, token: string | null = TOKENS.agent, capabilities: Record<string, unknown> = {}): Promise<Response> {
+export async function modernRpc(method: string, params: Record<string, unknown> = {}, token?: string | null, capabilities: Record<string, unknown> = {}): Promise<Response> {
+  if (token === undefined) token = await tokenOf("agent");
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
@@ -75,14 +101,14 @@ export interface ApiAnswer {
   body: any;
 }
 
-/** The person's API (scripts/lib/person-api.ts) through the Worker's own fetch, as `token`'s holder. */
+/** The person's API (scripts/lib/person-api.ts) through the Worker's own fetch, as `token`'s holder (alice's app token: signed in first). */
 export function personApi(token: string = TOKENS.app): PersonApi {
   return new PersonApi({ origin: BASE, token, fetch: (request) => exports.default.fetch(request) });
 }
 
 /** Any request to the person's API, answered as it came (the body parsed when it is JSON). */
-export async function api(method: string, path: string, body?: unknown, token: string = TOKENS.app): Promise<ApiAnswer> {
-  return personApi(token).request(method, path, body);
+export async function api(method: string, path: string, body?: unknown, token?: string): Promise<ApiAnswer> {
+  return personApi(token ?? (await tokenOf("app"))).request(method, path, body);
 }
 
 export function uniqueNoteId(prefix = "t"): string {
@@ -92,7 +118,7 @@ export function uniqueNoteId(prefix = "t"): string {
 /** A fresh Note owned by alice, approved for connectors unless told otherwise. Returns its ID and version. */
 export async function newNote(options: { approved?: boolean; title?: string; token?: string } = {}): Promise<{ noteId: string; version: number }> {
   const noteId = uniqueNoteId();
-  const client = personApi(options.token);
+  const client = personApi(options.token ?? (await tokenOf("app")));
   const title = options.title ?? "Test Note";
   if (options.approved !== false) return { noteId, version: await client.createApprovedNote(noteId, title) };
   return { noteId, version: orThrow(await client.createNote({ note_id: noteId, title }), `create Note ${noteId}`).version };
@@ -100,7 +126,8 @@ export async function newNote(options: { approved?: boolean; title?: string; tok
 
 let nextId = 1;
 
-export async function rpc(method: string, params: unknown, token: string | null = TOKENS.agent, headers: Record<string, string> = {}): Promise<Response> {
+export async function rpc(method: string, params: unknown, token?: string | null, headers: Record<string, string> = {}): Promise<Response> {
+  if (token === undefined) token = await tokenOf("agent");
   const all: Record<string, string> = {
     "Content-Type": "application/json",
     Accept: "application/json, text/event-stream",
@@ -118,7 +145,7 @@ export interface ToolAnswer {
   raw: any;
 }
 
-export async function tool(name: string, args: Record<string, unknown>, token: string = TOKENS.agent): Promise<ToolAnswer> {
+export async function tool(name: string, args: Record<string, unknown>, token?: string): Promise<ToolAnswer> {
   const response = await rpc("tools/call", { name, arguments: args }, token);
   if (response.status !== 200) throw new Error(`tools/call ${name}: HTTP ${response.status} ${await response.text()}`);
   const message = (await response.json()) as any;

@@ -1,6 +1,8 @@
 /** SPEC §4 and §8 at the edge: tokens, scopes, membership, approval, and the protocol's own failures. */
-import { describe, expect, it } from "vitest";
-import { api, failure, fetchWorker, newNote, ok, rpc, TOKENS, uniqueNoteId } from "../support/workers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, failure, fetchWorker, newNote, ok, rpc, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
+
+beforeAll(signInEveryone);
 
 describe("access", () => {
   it("another user's Note reads exactly like a Note that does not exist", async () => {

@@ -1,6 +1,8 @@
 /** The person's API at its edges: the version a DELETE checks, the JSON answer to a path or method it does not serve, and a list that shows no stale version. */
-import { describe, expect, it } from "vitest";
-import { api, fetchWorker, newNote, TOKENS } from "../support/workers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, fetchWorker, newNote, signInAs, TOKENS } from "../support/workers.js";
+
+beforeAll(() => signInAs("app"));
 
 /** A fresh Note with one sheet tab; its ID, the tab's and the version after adding it. */
 async function noteWithTab(): Promise<{ noteId: string; tabId: string; version: number }> {

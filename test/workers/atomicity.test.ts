@@ -14,9 +14,7 @@ import type { NoteStore } from "../../src/note/store.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
 import { dumpDatabase } from "../support/dump.js";
-import { api, newNote, signInEveryone, uniqueNoteId } from "../support/workers.js";
-
-beforeAll(signInEveryone);
+import { api, newNote, uniqueNoteId } from "../support/workers.js";
 
 const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
 const dump = (noteId: string) => runInDurableObject(stubOf(noteId), (_instance, state) => dumpDatabase(state.storage.sql));

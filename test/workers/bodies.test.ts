@@ -1,8 +1,10 @@
 /** What the edge refuses: bodies too large (declared or streamed), cut off, not UTF-8 or not JSON, and query values that are not what they say — each a clear 4xx in its surface's shape, and nothing written. */
 import { createExecutionContext, env } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index.js";
-import { api, fetchWorker, newNote, TOKENS } from "../support/workers.js";
+import { api, fetchWorker, newNote, signInAs, TOKENS } from "../support/workers.js";
+
+beforeAll(() => signInAs("agent", "app"));
 
 const MCP_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" };
 

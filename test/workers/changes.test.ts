@@ -4,8 +4,10 @@
  * user; a version_conflict carries what changed; list_note_changes and the
  * person's GET …/changes page the same log; a member removed loses the Note.
  */
-import { describe, expect, it } from "vitest";
-import { api, failure, newNote, ok, TOKENS } from "../support/workers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, failure, newNote, ok, signInAs, TOKENS } from "../support/workers.js";
+
+beforeAll(() => signInAs("bobAgent", "bobApp"));
 
 /** The name scripts/lib/sign-in.ts registers its clients under: the agent tokens' client. */
 const CLIENT_NAME = "Local script";

@@ -14,7 +14,7 @@ import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
 import { dumpDatabase } from "../support/dump.js";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { api, failure, newNote, ok, personApi, signInEveryone, TOKENS } from "../support/workers.js";
+import { api, failure, newNote, ok, personApi, signInAs, TOKENS } from "../support/workers.js";
 
 const PERSON: Caller = { user: "alice", channel: "app" };
 const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
@@ -45,7 +45,7 @@ async function fullNote(): Promise<{ noteId: string; version: number; keyed: Rec
   return { noteId, version: v, keyed, created };
 }
 
-beforeAll(signInEveryone);
+beforeAll(() => signInAs("agent", "app", "bobAgent", "bobApp"));
 
 describe("DELETE /api/v1/notes/:id", () => {
   it("erases the object's storage, alarm included, and every member's directory drops the Note", async () => {

@@ -9,7 +9,7 @@ import { signIn } from "../../scripts/lib/sign-in.js";
 import { CHANGES_KEPT } from "../../src/note/changes.js";
 import { TOKEN_CHECK_MS } from "../../src/storage/live.js";
 import type { NoteObject } from "../../src/storage/note-object.js";
-import { api, failure, fetchWorker, newNote, ok, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
+import { api, failure, fetchWorker, newNote, ok, signInAs, TOKENS, uniqueNoteId } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 
@@ -105,7 +105,7 @@ async function seen(response: Response, noteId: string): Promise<{ status: numbe
   return { status: response.status, body, challenge: response.headers.get("WWW-Authenticate") };
 }
 
-beforeAll(signInEveryone);
+beforeAll(() => signInAs("agent", "app", "bobApp"));
 
 describe("who may open a Note's socket", () => {
   it("a non-member, a missing token, a foreign Origin, an /mcp token: refused, the same for an existing and a missing Note", async () => {

@@ -3,8 +3,10 @@
  * malformed request is a JSON-RPC error naming the problem, a bad argument an
  * `invalid_arguments` result naming the field, and neither writes anything.
  */
-import { describe, expect, it } from "vitest";
-import { failure, fetchWorker, newNote, ok, rawMcp, rpc, TOKENS } from "../support/workers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { failure, fetchWorker, newNote, ok, rawMcp, rpc, signInAs, TOKENS } from "../support/workers.js";
+
+beforeAll(() => signInAs("agent"));
 
 /** A JSON-RPC answer from /mcp: its HTTP status and message. */
 async function answer(method: string, params: unknown): Promise<{ status: number; message: any }> {

@@ -10,7 +10,7 @@ import { signIn } from "../../scripts/lib/sign-in.js";
 import { encodeNotesCursor } from "../../src/note/cursor.js";
 import type { DirectoryObject } from "../../src/storage/directory-object.js";
 import type { Sql } from "../../src/storage/sql.js";
-import { api, failure, newNote, ok, personApi, signInEveryone, TOKENS, tool } from "../support/workers.js";
+import { api, failure, newNote, ok, personApi, signInAs, TOKENS, tool } from "../support/workers.js";
 
 /** A user of this file alone, with 2,000 Notes in the directory. */
 const MANY = "many-notes";
@@ -27,7 +27,7 @@ function directory(user: string): DurableObjectStub<DirectoryObject> {
 }
 
 beforeAll(async () => {
-  await signInEveryone();
+  await signInAs("app", "bobAgent");
   const sign = async (scopes: string[], resource: "mcp" | "api") =>
     (await signIn({ origin: "http://127.0.0.1:8787", user: MANY, scopes, resource, fetch: (request) => exports.default.fetch(request) })).access_token;
   tokens.agent = await sign(["osfoundry:read", "osfoundry:write"], "mcp");

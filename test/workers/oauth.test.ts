@@ -1,8 +1,10 @@
 /** SPEC §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
 import { exports } from "cloudflare:workers";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { refresh, signIn } from "../../scripts/lib/sign-in.js";
-import { api, fetchWorker, newNote, rpc, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+import { api, fetchWorker, newNote, rpc, signInAs, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+
+beforeAll(() => signInAs("agent", "app", "bobApp"));
 
 const ORIGIN = "http://127.0.0.1:8787";
 const send = (request: Request) => exports.default.fetch(request);

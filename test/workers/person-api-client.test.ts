@@ -1,7 +1,9 @@
 /** The tooling's one client of the person's API (scripts/lib/person-api.ts), through the Worker's own fetch. */
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { personApi, uniqueNoteId } from "../support/workers.js";
+import { personApi, signInAs, uniqueNoteId } from "../support/workers.js";
+
+beforeAll(() => signInAs("app"));
 
 describe("the person's API client", () => {
   it("returns a refusal as a value with the status and the server's error, and orThrow names what failed", async () => {

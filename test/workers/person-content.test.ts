@@ -9,9 +9,9 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
 import { dumpDatabase } from "../support/dump.js";
-import { api, fetchWorker, newNote, signInEveryone, TOKENS, type ApiAnswer } from "../support/workers.js";
+import { api, type ApiAnswer, fetchWorker, newNote, signInAs, TOKENS } from "../support/workers.js";
 
-beforeAll(signInEveryone);
+beforeAll(() => signInAs("app"));
 
 const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
 const dump = (noteId: string) => runInDurableObject(stubOf(noteId), (_instance, state) => dumpDatabase(state.storage.sql));

@@ -5,8 +5,10 @@
  * initialize, server/discover and tools/list need no token; anything else
  * without one is the resource server's 401 challenge.
  */
-import { describe, expect, it } from "vitest";
-import { fetchWorker, MODERN, modernRpc, newNote, rpc, TOKENS } from "../support/workers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fetchWorker, MODERN, modernRpc, newNote, rpc, signInAs, TOKENS } from "../support/workers.js";
+
+beforeAll(() => signInAs("agent", "bobAgent", "bobApp"));
 
 /** A client that renders MCP Apps says so in its capabilities. */
 const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
