@@ -7,34 +7,15 @@
 
 export const MCP_PATH = "/mcp";
 
-/**
- * The protocol revision a call is written in: 2025-11-25 (plain requests after
- * an initialize, as v1 clients send them) or 2026-07-28 (the version and the
- * client's capabilities in every request's `_meta`, and the method and tool
- * named in headers).
- */
-export type Revision = "2025-11-25" | "2026-07-28";
-
-export function mcpHeaders(token: string, revision: Revision = "2025-11-25", tool?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    Authorization: `Bearer ${token}`,
-    "Content-Type": "application/json",
-    Accept: "application/json, text/event-stream",
-  };
-  if (revision === "2025-11-25") return headers;
-  return { ...headers, "MCP-Protocol-Version": revision, "Mcp-Method": "tools/call", ...(tool === undefined ? {} : { "Mcp-Name": tool }) };
+export function mcpHeaders(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 }
 
 let nextId = 1;
 
 /** The JSON-RPC body of one `tools/call`. */
-export function toolCallBody(tool: string, args: Record<string, unknown>, revision: Revision = "2025-11-25"): string {
-  const params = revision === "2025-11-25" ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: envelope(revision) };
-  return JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params });
-}
-
-function envelope(revision: Revision): Record<string, unknown> {
-  return { "io.modelcontextprotocol/protocolVersion": revision, "io.modelcontextprotocol/clientCapabilities": {} };
+export function toolCallBody(tool: string, args: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: tool, arguments: args } });
 }
 
 /** A tool result with `isError: true`, or a JSON-RPC error object. */

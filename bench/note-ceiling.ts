@@ -11,12 +11,12 @@
  * commit, which bounds the rate (one object runs one Note's calls one at a time).
  */
 import type autocannon from "autocannon";
-import type { BenchServer } from "./bench-server.js";
 import { createDeckNote } from "./fixtures.js";
 import { errorCount, runLoad } from "./load.js";
 import { callTool, isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
-import { busiestThreads, cpuPerRequest, sampleCpu } from "./process-cpu.js";
+import { cpuUse, sampleCpu } from "./proc.js";
+import type { BenchServer } from "./server.js";
 import type { WorkloadContext } from "./workloads.js";
 
 /** How a writer answers a conflict: always re-read, or re-read only when the conflict's changes say it must. */
@@ -148,17 +148,17 @@ export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContex
       const { version } = await callTool<{ version: number }>(ctx.origin, ctx.agentToken, "list_note_tabs", { note_id: deck.noteId });
       const tally: CeilingRow = { writers, retry, seconds: 0, commits: 0, commitsPerSecond: 0, conflicts: 0, rereads: 0, errors: 0, p50: 0, p99: 0, workerCpuMsPerCommit: 0, workerThreadCores: 0 };
       const request = writersRequest(ctx, deck.noteId, deck.tabId, deck.slideIds, `ceiling-${writers}-${retry}-${label}`, version, retry, tally);
-      const before = sampleCpu(bench.server.pid);
+      const before = sampleCpu(bench.pid);
       const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, requests: [request], accept: expected, signal: options.signal });
-      const after = sampleCpu(bench.server.pid);
+      const cpu = cpuUse(before, sampleCpu(bench.pid), tally.commits);
       Object.assign(tally, {
         seconds: result.seconds,
         errors: errorCount(result),
         p50: result.p50,
         p99: result.p99,
         commitsPerSecond: result.seconds > 0 ? tally.commits / result.seconds : 0,
-        workerCpuMsPerCommit: cpuPerRequest(before, after, tally.commits)["workerd (Worker)"] ?? 0,
-        workerThreadCores: busiestThreads(before, after, result.seconds)["workerd (Worker)"] ?? 0,
+        workerCpuMsPerCommit: cpu.workerMs,
+        workerThreadCores: cpu.workerThread,
       });
       if (result.firstFailure !== undefined) tally.firstFailure = result.firstFailure;
       return tally;
