@@ -1,12 +1,9 @@
 /**
- * What open live sockets cost a Note's writes (issue 13, acceptance 5): the
- * same write (edit_note_tab slide_add, one writer, as `slide_add_1_note`) on
- * three deck Notes alike but for the live sockets open on them, 0, 10 and
- * 100, held by a process of their own (live-clients.ts). The three run in
- * turn (0, 10, 100, 0, …; twice the comparisons' rounds, slices of half a
- * load, after one round not counted), so the machine's drift falls on all
- * alike, and each reads as a ratio to the Note with none. Every socket must
- * then have received every change of its Note, in order: the broadcast ran.
+ * What open live sockets cost a Note's writes: slide_add, one writer, on three
+ * deck Notes alike but for the 0, 10 and 100 live sockets open on them (held
+ * by live-clients.ts, a process of its own), in turn (twice the comparisons'
+ * rounds, slices of half a load, after one round not counted), each read
+ * against the Note with none. Then every socket must have every change, in order.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";

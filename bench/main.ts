@@ -33,6 +33,7 @@ try {
     console.error("[bench] stopped; the servers are down.");
     process.exit(130);
   }
-  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const cause = error instanceof Error && error.cause !== undefined ? `\ncaused by: ${String(error.cause)}` : "";
+  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}`);
   process.exit(1);
 }

@@ -36,11 +36,13 @@ export function versionIn(body: string): number | null {
 
 /** Calls one tool with fetch and returns its structuredContent (throws on any failure): for setup and cost runs. */
 export async function callTool<T = Record<string, unknown>>(origin: string, token: string, tool: string, args: Record<string, unknown>): Promise<T> {
-  const response = await fetch(`${origin}${MCP_PATH}`, {
-    method: "POST",
-    headers: mcpHeaders(token),
-    body: toolCallBody(tool, args),
-    signal: AbortSignal.timeout(30_000),
+  const send = (): Promise<Response> =>
+    fetch(`${origin}${MCP_PATH}`, { method: "POST", headers: mcpHeaders(token), body: toolCallBody(tool, args), signal: AbortSignal.timeout(30_000) });
+  // A kept-alive socket the server closed meanwhile resets the next request on it (after a long seeding call): once
+  // more on a new one. Safe for writes too: a resent key replays.
+  const response = await send().catch((error: unknown) => {
+    if (!String((error as Error).cause).includes("ECONNRESET")) throw error;
+    return send();
   });
   const text = await response.text();
   if (response.status !== 200 || isMcpError(text)) throw new Error(`${tool} answered HTTP ${response.status}: ${text.slice(0, 500)}`);

@@ -9,15 +9,9 @@ import { errorCount, runLoad, type LoadResult } from "./load.js";
 import type { BenchOptions } from "./options.js";
 import { cpuUse, sampleCpu, type CpuUse } from "./proc.js";
 import type { BenchServer } from "./server.js";
-import type { Section, Workload } from "./workloads.js";
+import type { Workload } from "./workloads.js";
 
-export interface Row {
-  id: string;
-  name: string;
-  section: Section;
-  connections: number;
-  /** Which Notes the calls hit, in words. */
-  notes: string;
+export interface Row extends Pick<Workload, "id" | "name" | "section" | "connections" | "notes"> {
   result: LoadResult;
   /** Errors of any kind during the warm-up (not in `result`, shown apart). */
   warmupErrors: number;
@@ -54,12 +48,10 @@ export interface Comparison {
   a: string;
   b: string;
   rounds: number;
-  /** Each side's responses over its timed seconds, all rounds together. */
+  /** Each side's responses over its timed seconds, and its Worker CPU a call, all rounds together; ratio: bRate / aRate. */
   aRate: number;
   bRate: number;
-  /** bRate / aRate. */
   ratio: number;
-  /** Each side's Worker CPU a call, all rounds together. */
   aCpuMs: number;
   bCpuMs: number;
   /** Each round's b / a, to show the spread. */

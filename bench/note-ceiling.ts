@@ -1,14 +1,10 @@
 /**
- * One Note's write ceiling: the most committed writes a second one Note takes
- * from 1 writer and from 8, each an agent running the documented retry loop.
- * Writer i corrects slide i of one 20-slide deck (`slide_update`) with a fresh
- * idempotency key per intent; on `version_conflict` it re-reads the Note
- * (`list_note_tabs`) and resends the same call, same key, with the version it
- * read. A third row runs the loop the README also documents: when the
- * conflict's `changes` are complete and none touched the writer's slide, it
- * resends at the conflict's `current_version` without re-reading. Every
- * answer counts: commits, conflicts, re-reads; and the Worker's CPU per
- * commit, which bounds the rate (one object runs one Note's calls one at a time).
+ * One Note's write ceiling: the most commits a second one Note takes from 1
+ * writer and from 8, each running the documented retry loop. Writer i corrects
+ * slide i of a 20-slide deck with a fresh key an intent; on `version_conflict`
+ * it re-reads (`list_note_tabs`) and resends the same call and key at the
+ * version read, or (third row) resends at `current_version` when the
+ * conflict's `changes` are complete and spare its slide.
  */
 import type autocannon from "autocannon";
 import { createDeckNote } from "./fixtures.js";

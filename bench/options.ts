@@ -47,7 +47,7 @@ export const QUICK: Omit<BenchOptions, "log"> = {
   parallelNotes: 8,
   sourceCounts: [100, 1_000],
   sheetRows: [100, 1_000],
-  memoryCalls: 200,
+  memoryCalls: 100,
   costCalls: 3,
   rounds: 1,
 };

@@ -36,14 +36,8 @@ export function workerdChildren(): number[] {
   return found;
 }
 
-export interface CpuSample {
-  at: number;
-  worker: number;
-  bench: number;
-  /** Busy seconds of all cores (/proc/stat: user, nice, system, irq, softirq, steal). */
-  machine: number;
-  threads: Map<string, number>;
-}
+/** CPU seconds so far of the workerd, this process, the machine's cores (busy: user, nice, system, irq, softirq, steal) and the workerd's threads. */
+export interface CpuSample { at: number; worker: number; bench: number; machine: number; threads: Map<string, number> }
 
 export function sampleCpu(workerPid: number): CpuSample {
   const threads = new Map<string, number>();
@@ -62,14 +56,8 @@ export function sampleCpu(workerPid: number): CpuSample {
   };
 }
 
-export interface CpuUse {
-  /** The Worker's workerd, ms per response. */
-  workerMs: number;
-  /** Its busiest thread's share of a core over the run (1 = a whole core). */
-  workerThread: number;
-  /** Cores the rest of the machine (not the bench, not its workerd) kept busy. */
-  othersCores: number;
-}
+/** The workerd's ms a response; its busiest thread's share of a core (1: a whole one); the cores the rest of the machine (not the bench, not its workerd) kept busy. */
+export interface CpuUse { workerMs: number; workerThread: number; othersCores: number }
 
 export function cpuUse(before: CpuSample, after: CpuSample, responses: number): CpuUse {
   const seconds = (after.at - before.at) / 1000;

@@ -8,12 +8,8 @@ const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 const ms = (n: number): string => n.toFixed(2);
 const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
 const SECTIONS: Record<string, string> = {
-  reference: "reference routes",
-  ladder: "between the baseline and a tool call",
-  tools: "tool calls",
-  attachments: "list_note_attachments pages",
-  sheets: "read_note_tab pages of a Sheet",
-  parallel: "one Note against many",
+  reference: "reference routes", ladder: "between the baseline and a tool call", tools: "tool calls", // prettier-ignore
+  attachments: "list_note_attachments pages", sheets: "read_note_tab pages of a Sheet", parallel: "one Note against many",
 };
 
 function table(header: string[], rows: string[][]): string {

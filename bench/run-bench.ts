@@ -52,10 +52,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   log("[bench] bundling bench/worker.ts as a deployment would …");
   const bundle = await bundleWorker(signal);
   try {
-    log("[bench] two servers: one for memory (with an inspector, for the heap), the timed one (none, as production) …");
-    const [memoryServer, server] = await Promise.all([startBenchServer(bundle, { inspector: true, signal }), startBenchServer(bundle, { signal })]);
+    log("[bench] memory: a server of its own (with an inspector, for the heap) …");
+    const memoryServer = await startBenchServer(bundle, { inspector: true, signal });
+    const { memory, memoryLoads } = await measureMemory(memoryServer, options).finally(() => (options.quick ? undefined : memoryServer.close()));
+    log("[bench] the timed server (no inspector, as production; --quick goes on on the memory server) …");
+    const server = options.quick ? memoryServer : await startBenchServer(bundle, { signal });
     try {
-      const { memory, memoryLoads } = await measureMemory(memoryServer, options).finally(() => memoryServer.close());
       const timed = await measureTimed(server, options);
       const { log: _log, signal: _signal, ...plain } = options;
       return {
@@ -69,7 +71,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         errorLines: server.errorLines,
       };
     } finally {
-      await Promise.all([memoryServer.close(), server.close()]);
+      await server.close();
     }
   } finally {
     await bundle.remove();

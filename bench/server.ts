@@ -27,7 +27,6 @@ import { workerdChildren } from "./proc.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
 
-/** The bench Worker bundled, in a folder of its own that `remove()` deletes. */
 export interface Bundle {
   dir: string;
   script: string;
@@ -145,12 +144,7 @@ export async function startBenchServer(bundle: Bundle, options: ServerOptions = 
   }
 }
 
-/**
- * Runs `start` (importing wrangler; constructing Miniflare) and takes back the
- * SIGINT and SIGTERM handlers it registered, which exit at once: the bench's
- * own (bench/stop-signals.ts) must first stop its load and server and remove
- * its folders.
- */
+/** Runs `start` and removes the SIGINT/SIGTERM handlers it added (they exit at once): bench/stop-signals.ts cleans up first. */
 async function keepingSignals<T>(start: () => T | Promise<T>): Promise<T> {
   const signals = ["SIGINT", "SIGTERM"] as const;
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
