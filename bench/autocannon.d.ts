@@ -1,17 +1,14 @@
-/**
- * The part of autocannon 8's programmatic API the benchmark uses (the package
- * ships no types). See node_modules/autocannon/README.md.
- */
+/** The part of autocannon 8's programmatic API the benchmark uses (the package ships no types; see its README). */
 declare module "autocannon" {
   import type { EventEmitter } from "node:events";
 
   namespace autocannon {
     /** What `setupRequest` receives and returns: one request, before it is serialized. */
     interface RequestParams {
-      method?: "GET" | "POST" | "PUT" | "DELETE";
+      method?: "GET" | "POST";
       path?: string;
       headers?: Record<string, string>;
-      body?: string | Buffer;
+      body?: string;
       [extra: string]: unknown;
     }
 
@@ -24,59 +21,36 @@ declare module "autocannon" {
 
     interface Options {
       url: string;
-      connections?: number;
-      pipelining?: number;
+      connections: number;
+      pipelining: number;
       /** Seconds; ignored when `amount` is given. */
       duration?: number;
       /** Total requests; the run ends when they are answered. */
       amount?: number;
       /** Milliseconds between samples; the run's end is noticed at a sample. */
-      sampleInt?: number;
+      sampleInt: number;
       /** Seconds before a request counts as timed out. */
-      timeout?: number;
-      method?: "GET" | "POST" | "PUT" | "DELETE";
-      headers?: Record<string, string>;
-      body?: string;
-      requests?: Request[];
-      /** False for a body the run should count as a mismatch. */
-      verifyBody?: (body: string) => boolean;
-      excludeErrorStats?: boolean;
-    }
-
-    interface Histogram {
-      average: number;
-      mean: number;
-      stddev: number;
-      min: number;
-      max: number;
-      total: number;
-      p50: number;
-      p90: number;
-      p97_5: number;
-      p99: number;
-      [percentile: string]: number;
+      timeout: number;
+      requests: Request[];
     }
 
     interface Result {
+      /** Seconds. */
       duration: number;
+      /** Socket errors and timeouts. */
       errors: number;
-      timeouts: number;
-      mismatches: number;
-      non2xx: number;
-      resets: number;
-      "2xx": number;
       statusCodeStats: Record<string, { count: number }>;
-      latency: Histogram;
-      requests: Histogram & { sent: number };
-      throughput: Histogram;
-    }
-
-    interface Instance extends EventEmitter {
-      stop(): void;
+      latency: { p50: number; p99: number };
+      requests: { total: number };
     }
   }
 
   function autocannon(options: autocannon.Options, done: (error: Error | null, result: autocannon.Result) => void): autocannon.Instance;
+  namespace autocannon {
+    interface Instance extends EventEmitter {
+      stop(): void;
+    }
+  }
 
   export default autocannon;
 }

@@ -27,10 +27,9 @@ export interface CallCost {
   databaseBytesAfter: number;
   idempotencyBefore: number;
   idempotencyAfter: number;
-  sources: number;
 }
 
-export async function measureCost(
+async function measureCost(
   origin: string,
   spec: { id: string; name: string; noteId: string; calls: number },
   call: (index: number) => Promise<void>,
@@ -53,115 +52,76 @@ export async function measureCost(
     databaseBytesAfter: after.database_bytes,
     idempotencyBefore: second.idempotency_records,
     idempotencyAfter: after.idempotency_records,
-    sources: after.sources,
   };
 }
 
 /** Each workload's calls made one after another on an idle Note, with the Note's counters read around them. */
 export async function measureCosts(ctx: WorkloadContext, options: BenchOptions, sourceNotes: Map<number, string>, sheetNotes: Map<number, SheetNote>): Promise<CallCost[]> {
   const { api, origin, agentToken } = ctx;
-  const { signal } = options;
   const n = options.costCalls;
   const costs: CallCost[] = [];
   const call = <T>(tool: string, args: Record<string, unknown>): Promise<T> => callTool<T>(origin, agentToken, tool, args);
+  const reads = async (id: string, name: string, noteId: string, tool: string, args: Record<string, unknown>): Promise<void> => {
+    costs.push(await measureCost(origin, { id, name, noteId, calls: n }, () => call(tool, args).then(() => undefined), options.signal));
+  };
+  /** `calls` writes to `noteId`, each at the version the last one answered, with a key of its own. */
+  const writes = async (id: string, name: string, noteId: string, calls: number, version: number, tool: string, args: (i: number) => Record<string, unknown>): Promise<void> => {
+    const cost = await measureCost(origin, { id, name, noteId, calls }, async (i) => {
+      version = (await call<{ version: number }>(tool, { note_id: noteId, expected_version: version, idempotency_key: `cost-${id}-${i}`, ...args(i) })).version;
+    }, options.signal);
+    costs.push(cost);
+  };
 
   const deck = await createDeckNote(api, "cost-deck");
-  costs.push(await measureCost(origin, { id: "list_note_tabs", name: "list_note_tabs", noteId: deck.noteId, calls: n }, () => call("list_note_tabs", { note_id: deck.noteId }).then(() => undefined), signal));
-
-  let version = await api.createApprovedNote("cost-create");
+  await reads("list_note_tabs", "list_note_tabs", deck.noteId, "list_note_tabs", { note_id: deck.noteId });
   const slides = outline(20);
-  costs.push(
-    await measureCost(origin, { id: "create_note_tab", name: "create_note_tab, 20-slide outline", noteId: "cost-create", calls: Math.min(n, 100) }, async (i) => {
-      const out = await call<{ version: number }>("create_note_tab", { note_id: "cost-create", expected_version: version, idempotency_key: `cost-create-${i}`, tab_type: "slides", slides });
-      version = out.version;
-    }, signal),
-  );
-
+  await writes("create_note_tab", "create_note_tab, 20-slide outline", "cost-create", Math.min(n, 100), await api.createApprovedNote("cost-create"), "create_note_tab", () => ({ tab_type: "slides", slides }));
   await api.createApprovedNote("cost-slide");
   const added = await addSlidesTab(api, "cost-slide", "Bench deck");
-  version = added.version;
-  costs.push(
-    await measureCost(origin, { id: "slide_add", name: "edit_note_tab slide_add", noteId: "cost-slide", calls: Math.min(n, 500) }, async (i) => {
-      const out = await call<{ version: number }>("edit_note_tab", {
-        note_id: "cost-slide",
-        expected_version: version,
-        idempotency_key: `cost-slide-${i}`,
-        tab_id: added.tabId,
-        operation: "slide_add",
-        title: `Slide ${i}`,
-        body: "Three links the agent found after the outline.",
-      });
-      version = out.version;
-    }, signal),
-  );
-
-  version = await api.createApprovedNote("cost-source");
-  costs.push(
-    await measureCost(origin, { id: "add_note_source", name: "add_note_source (a new URL each call)", noteId: "cost-source", calls: n }, async (i) => {
-      const out = await call<{ version: number }>("add_note_source", {
-        note_id: "cost-source",
-        expected_version: version,
-        idempotency_key: `cost-source-${i}`,
-        title: `Annual report ${i}`,
-        url: `https://example.org/reports/cost-${i}`,
-        description: "Cited for the revenue figures.",
-      });
-      version = out.version;
-    }, signal),
-  );
+  await writes("slide_add", "edit_note_tab slide_add", "cost-slide", Math.min(n, 480), added.version, "edit_note_tab", (i) => ({
+    tab_id: added.tabId,
+    operation: "slide_add",
+    title: `Slide ${i}`,
+    body: "Three links the agent found after the outline.",
+  }));
+  await writes("add_note_source", "add_note_source (a new URL each call)", "cost-source", n, await api.createApprovedNote("cost-source"), "add_note_source", (i) => ({
+    title: `Annual report ${i}`,
+    url: `https://example.org/reports/cost-${i}`,
+    description: "Cited for the revenue figures.",
+  }));
 
   // The cost law on a deck and a Sheet: the same call on a small tab and on a large one.
-  for (const slides of [20, UPDATE_DECK_SLIDES]) {
-    const deck = await createDeckNote(api, `cost-update-${slides}`, slides);
-    const slideId = deck.slideIds[Math.floor(slides / 2)];
-    version = deck.version;
-    costs.push(
-      await measureCost(origin, { id: `slide_update_${slides}`, name: `edit_note_tab slide_update, ${slides}-slide deck`, noteId: deck.noteId, calls: n }, async (i) => {
-        const out = await call<{ version: number }>("edit_note_tab", {
-          note_id: deck.noteId,
-          expected_version: version,
-          idempotency_key: `cost-update-${i}`,
-          tab_id: deck.tabId,
-          operation: "slide_update",
-          slide_id: slideId,
-          body: `Corrected figures (${i}).`,
-        });
-        version = out.version;
-      }, signal),
-    );
+  for (const count of [20, UPDATE_DECK_SLIDES]) {
+    const d = await createDeckNote(api, `cost-update-${count}`, count);
+    const slideId = d.slideIds[Math.floor(count / 2)];
+    await writes(`slide_update_${count}`, `edit_note_tab slide_update, ${count}-slide deck`, d.noteId, n, d.version, "edit_note_tab", (i) => ({
+      tab_id: d.tabId,
+      operation: "slide_update",
+      slide_id: slideId,
+      body: `Corrected figures (${i}).`,
+    }));
   }
-
   // At most 49 calls of 100 rows: the Sheet of 5,000 rows stays within its limit of 10,000.
   const rows = sheetRows(ROWS_PER_APPEND);
   for (const start of [100, 5_000]) {
     const sheet = await createSheetNote(api, agentToken, `cost-rows-${start}`, start);
-    version = (await call<{ version: number }>("list_note_tabs", { note_id: sheet.noteId })).version;
+    const { version } = await call<{ version: number }>("list_note_tabs", { note_id: sheet.noteId });
     const name = `edit_note_tab rows_append of ${ROWS_PER_APPEND} rows, Sheet of ${start.toLocaleString("en-US")} rows at the start`;
-    costs.push(
-      await measureCost(origin, { id: `rows_append_${start}`, name, noteId: sheet.noteId, calls: Math.min(n, 49) }, async (i) => {
-        const out = await call<{ version: number }>("edit_note_tab", { note_id: sheet.noteId, expected_version: version, idempotency_key: `cost-rows-${i}`, tab_id: sheet.tabId, operation: "rows_append", rows });
-        version = out.version;
-      }, signal),
-    );
+    await writes(`rows_append_${start}`, name, sheet.noteId, Math.min(n, 49), version, "edit_note_tab", () => ({ tab_id: sheet.tabId, operation: "rows_append", rows }));
   }
 
   for (const [count, sheet] of sheetNotes) {
     for (const deep of [false, true]) {
-      const args: Record<string, unknown> = { note_id: sheet.noteId, tab_id: sheet.tabId, limit: PAGE_LIMIT };
-      if (deep) args.cursor = deepRowsCursor(sheet, count);
-      const id = `read_note_tab_sheet_${deep ? "deep" : "first"}_${count}`;
+      const args: Record<string, unknown> = { note_id: sheet.noteId, tab_id: sheet.tabId, limit: PAGE_LIMIT, ...(deep ? { cursor: deepRowsCursor(sheet, count) } : {}) };
       const name = `read_note_tab, ${deep ? "deep page (90 %)" : "first page"} of ${PAGE_LIMIT} rows, ${count.toLocaleString("en-US")}-row Sheet`;
-      costs.push(await measureCost(origin, { id, name, noteId: sheet.noteId, calls: n }, () => call("read_note_tab", args).then(() => undefined), signal));
+      await reads(`read_note_tab_sheet_${deep ? "deep" : "first"}_${count}`, name, sheet.noteId, "read_note_tab", args);
     }
   }
-
   for (const [count, noteId] of sourceNotes) {
     for (const deep of [false, true]) {
-      const args: Record<string, unknown> = { note_id: noteId, kind: "sources", limit: PAGE_LIMIT };
-      if (deep) args.cursor = deepCursor(noteId, count);
-      const id = `list_note_attachments_${deep ? "deep" : "first"}_${count}`;
+      const args: Record<string, unknown> = { note_id: noteId, kind: "sources", limit: PAGE_LIMIT, ...(deep ? { cursor: deepCursor(noteId, count) } : {}) };
       const name = `list_note_attachments, ${deep ? "deep page (90 %)" : "first page"}, ${count.toLocaleString("en-US")} sources`;
-      costs.push(await measureCost(origin, { id, name, noteId, calls: n }, () => call("list_note_attachments", args).then(() => undefined), signal));
+      await reads(`list_note_attachments_${deep ? "deep" : "first"}_${count}`, name, noteId, "list_note_attachments", args);
     }
   }
   return costs;

@@ -46,9 +46,6 @@ export async function createDeckNote(api: PersonApi, noteId: string, slides = 20
   return { noteId, tabId, version, slideIds };
 }
 
-/** The Sheets a run pages through: a small one and one at a Sheet's limit of rows. */
-export const SHEET_SIZES = [100, 10_000];
-
 /** A Sheet's columns in the benchmark: what bench/worker.ts seeds and rows_append sends. */
 export const SHEET_COLUMNS = ["item", "region", "amount"];
 

@@ -1,11 +1,11 @@
 /**
- * The Worker's JavaScript heap, read through the DevTools inspector that
- * `wrangler dev` or Miniflare opens for it: a heap snapshot first (V8 runs a full garbage
- * collection before taking one; the snapshot itself is thrown away), then
- * `Runtime.getHeapUsage`. What is left is what the Worker's code still holds,
- * which tells a leak in the code from memory the runtime keeps.
+ * The Worker's JavaScript heap, read through the DevTools inspector Miniflare
+ * opens for it: a heap snapshot first (V8 runs a full collection before it
+ * takes one; the snapshot itself is thrown away), then `Runtime.getHeapUsage`.
+ * What is left is what the Worker's code still holds, which tells a leak in
+ * the code from memory the runtime keeps.
  */
-import { openInspector } from "./inspector.js";
+import WebSocket from "ws";
 
 export interface HeapUsage {
   /** Bytes of live objects after the collection. */
@@ -16,12 +16,33 @@ export interface HeapUsage {
 
 /** Reads the heap of the Worker behind the inspector's WebSocket `url`; gives up after `timeoutMs`. */
 export async function workerHeap(url: string, timeoutMs = 30_000): Promise<HeapUsage> {
-  const inspector = await openInspector(url, timeoutMs);
+  const socket = new WebSocket(url);
+  const timer = setTimeout(() => socket.terminate(), timeoutMs);
   try {
-    await inspector.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
-    const usage = await inspector.call("Runtime.getHeapUsage");
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => resolve());
+      socket.once("error", reject);
+    });
+    let nextId = 0;
+    const call = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
+      new Promise((resolve, reject) => {
+        const id = ++nextId;
+        const onMessage = (data: WebSocket.RawData): void => {
+          const reply = JSON.parse(String(data)) as { id?: number; result?: Record<string, unknown>; error?: { message: string } };
+          if (reply.id !== id) return; // the snapshot's chunks, and other events
+          socket.off("message", onMessage);
+          if (reply.error === undefined) resolve(reply.result ?? {});
+          else reject(new Error(`${method}: ${reply.error.message}`));
+        };
+        socket.on("message", onMessage);
+        socket.once("close", () => reject(new Error(`the inspector closed during ${method} (timed out after ${timeoutMs} ms?)`)));
+        socket.send(JSON.stringify({ id, method, params }));
+      });
+    await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    const usage = await call("Runtime.getHeapUsage");
     return { usedBytes: Number(usage.usedSize), totalBytes: Number(usage.totalSize) };
   } finally {
-    inspector.close();
+    clearTimeout(timer);
+    socket.terminate();
   }
 }

@@ -1,22 +1,20 @@
 /**
- * What open live sockets cost a Note's writes (issue 13, acceptance 5): the
- * same write (edit_note_tab slide_add, one writer, as `slide_add_1_note`) on
- * three deck Notes alike but for the live sockets open on them, 0, 10 and
- * 100, held by a process of their own (live-clients.ts). The three run in
- * alternating slices (0, 10, 100, 0, …), so the machine's drift falls on all
- * alike, and each reads as a ratio to the Note with none. Every socket must
- * then have received every change of its Note, in order: the broadcast ran.
+ * What open live sockets cost a Note's writes: slide_add, one writer, on three
+ * deck Notes alike but for the 0, 10 and 100 live sockets open on them (held
+ * by live-clients.ts, a process of its own), in turn (twice the comparisons'
+ * rounds, slices of half a load, after one round not counted), each read
+ * against the Note with none. Then every socket must have every change, in order.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { signIn } from "../scripts/lib/sign-in.js";
-import type { BenchServer } from "./bench-server.js";
 import { createDeckNote } from "./fixtures.js";
 import type { SocketTally } from "./live-clients.js";
 import { errorCount, runLoad } from "./load.js";
 import type { BenchOptions } from "./options.js";
-import { cpuSeconds, sampleCpu, type CpuSample } from "./process-cpu.js";
+import { sampleCpu } from "./proc.js";
+import type { BenchServer } from "./server.js";
 import { slideAddOneNote, type WorkloadContext } from "./workloads.js";
 
 export const SOCKET_COUNTS = [0, 10, 100] as const;
@@ -31,8 +29,8 @@ export interface LiveSocketsRow {
   ratio: number;
   errors: number;
   firstFailure?: string;
-  /** CPU milliseconds per write: the Worker's workerd (the Note object sends from there), the proxy workerd in front of it, and the process holding the sockets. */
-  cpuMsPerWrite: { worker: number; proxy: number; clients: number };
+  /** CPU milliseconds per write: the Worker's workerd (the Note object sends from there), and the process holding the sockets. */
+  cpuMsPerWrite: { worker: number; clients: number };
   /** Changes each socket received (the fewest, the most), and the Note's versions they should cover. */
   changesPerSocket: { min: number; max: number } | null;
   /** Whether every socket received every change of its Note exactly once, in order, and is still open. */
@@ -47,31 +45,29 @@ export interface LiveSocketsReport {
 
 const CLIENTS = fileURLToPath(new URL("./live-clients.ts", import.meta.url));
 
-/** Twice the paired comparisons' slices: three workloads share the machine's drift, and 10 sockets' cost is small. */
 export async function measureLiveSockets(bench: BenchServer, ctx: WorkloadContext, options: BenchOptions): Promise<LiveSocketsReport> {
   const { signal } = options;
-  const slices = options.pairedSlices * 2;
-  const sliceSec = options.pairedSliceSec;
+  const slices = options.rounds * 2;
+  const sliceSec = options.durationSec / 2;
   const decks = await Promise.all(SOCKET_COUNTS.map((n) => createDeckNote(ctx.api, `live-${n}`)));
   const workloads = decks.map((deck) => slideAddOneNote(ctx, deck));
   const app = await signIn({ origin: ctx.origin, user: "alice", scopes: ["osfoundry:app"], resource: "api" });
   const clients = await startClients(ctx.origin, app.access_token, decks.map((deck, i) => `${deck.noteId}:${SOCKET_COUNTS[i]}`));
   try {
-    const totals = SOCKET_COUNTS.map(() => ({ responses: 0, seconds: 0, errors: 0, firstFailure: undefined as string | undefined, cpu: { worker: 0, proxy: 0, clients: 0 } }));
+    const totals = SOCKET_COUNTS.map(() => ({ responses: 0, seconds: 0, errors: 0, firstFailure: undefined as string | undefined, cpu: { worker: 0, clients: 0 } }));
     // One slice each not counted: the sockets' first broadcasts and the lanes' first versions.
     for (let i = -1; i < slices; i++) {
       for (const [k, workload] of workloads.entries()) {
         signal?.throwIfAborted();
         const rate = (totals[k]?.seconds ?? 0) > 0 ? (totals[k]?.responses ?? 0) / (totals[k]?.seconds ?? 1) : 300;
         await workload.provision?.(Math.max(rate, 300) * sliceSec * 3);
-        const before = { server: sampleCpu(bench.server.pid), clients: cpuSeconds(`/proc/${clients.pid}/stat`) ?? 0 };
+        const before = { server: sampleCpu(bench.pid), clients: sampleCpu(clients.pid) };
         const result = await runLoad({ origin: bench.origin, connections: 1, durationSec: sliceSec, requests: workload.requests(), accept: workload.accept, signal });
-        const after = { server: sampleCpu(bench.server.pid), clients: cpuSeconds(`/proc/${clients.pid}/stat`) ?? 0 };
+        const after = { server: sampleCpu(bench.pid), clients: sampleCpu(clients.pid) };
         const total = totals[k];
         if (i < 0 || total === undefined) continue;
-        total.cpu.worker += used(before.server, after.server, "workerd (Worker)");
-        total.cpu.proxy += used(before.server, after.server, "workerd (proxy)");
-        total.cpu.clients += after.clients - before.clients;
+        total.cpu.worker += after.server.worker - before.server.worker;
+        total.cpu.clients += after.clients.worker - before.clients.worker;
         total.responses += result.responses;
         total.seconds += result.seconds;
         total.errors += errorCount(result);
@@ -98,7 +94,6 @@ export async function measureLiveSockets(bench: BenchServer, ctx: WorkloadContex
         errors: total.errors,
         cpuMsPerWrite: {
           worker: perWrite(total.cpu.worker, total.responses),
-          proxy: perWrite(total.cpu.proxy, total.responses),
           clients: perWrite(total.cpu.clients, total.responses),
         },
         changesPerSocket: counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) },
@@ -111,10 +106,6 @@ export async function measureLiveSockets(bench: BenchServer, ctx: WorkloadContex
   } finally {
     clients.stop();
   }
-}
-
-function used(before: CpuSample, after: CpuSample, name: string): number {
-  return (after.processes.get(name) ?? 0) - (before.processes.get(name) ?? 0);
 }
 
 const perWrite = (seconds: number, writes: number): number => (writes > 0 ? Math.round((seconds * 1e6) / writes) / 1000 : 0);

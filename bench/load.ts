@@ -1,23 +1,20 @@
 /**
- * One timed load run with autocannon: fixed connections, a fixed duration
- * (or a fixed number of requests, still bounded in time), and every kind of
- * failure counted apart — socket errors, timeouts, non-2xx answers, and
- * bodies the workload refuses (MCP errors, writes that did not commit) — so a
- * run with errors shows, and is never averaged in silently.
+ * One load with autocannon: fixed connections, a duration (or a number of
+ * requests, still bounded in time), and every kind of failure counted apart
+ * (socket errors and timeouts, non-2xx, bodies the workload refuses), never
+ * averaged in.
  */
 import autocannon from "autocannon";
 
 export interface LoadOptions {
-  /** The server's origin, e.g. http://127.0.0.1:8787. */
   origin: string;
   connections: number;
   /** Seconds the run lasts; ignored with `amount`. */
   durationSec: number;
   /** A fixed number of requests instead of a duration; the run still stops after `maxSec`. */
   amount?: number;
-  /** Upper bound for an `amount` run, in seconds. */
   maxSec?: number;
-  /** The request, or the list autocannon cycles through per connection. */
+  /** The list autocannon cycles through per connection. */
   requests: autocannon.Request[];
   /** False for a 2xx body that is a failure (an MCP error, a write that did not commit); a request's own `accept` property wins. */
   accept?: (body: string) => boolean;

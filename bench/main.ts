@@ -1,10 +1,9 @@
 /**
- * `npm run bench`: measures the connector on Miniflare directly (or, with
- * `--runtime wrangler`, under wrangler dev) against the
- * runtime's own baseline and prints Markdown tables (or JSON with --json).
- * Ctrl-C stops the load and the server. See docs/performance.md.
+ * `npm run bench`: measures the connector on Miniflare directly and prints a
+ * Markdown report (JSON with --json). Ctrl-C stops the load and the servers.
+ * See docs/performance.md.
  */
-import { FULL, parseArgs, QUICK, USAGE, type BenchOptions } from "./options.js";
+import { FULL, parseArgs, QUICK, USAGE } from "./options.js";
 import { markdownReport } from "./report.js";
 import { runBench } from "./run-bench.js";
 import { stopOnSignals } from "./stop-signals.js";
@@ -21,27 +20,20 @@ if (cli.help) {
   process.exit(0);
 }
 
-const stopping = stopOnSignals("bench");
-
+const signal = stopOnSignals("bench");
 const started = Date.now();
-const options: BenchOptions = {
-  ...(cli.quick ? QUICK : FULL),
-  runtime: cli.runtime,
-  log: (line) => console.error(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s ${line}`),
-  signal: stopping,
-};
-
+const log = (line: string): void => console.error(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s ${line}`);
 try {
-  const report = await runBench(options);
+  const report = await runBench({ ...(cli.quick ? QUICK : FULL), log, signal });
   console.log(cli.json ? JSON.stringify(report, null, 2) : markdownReport(report));
-  const failed = report.goals.filter((g) => g.met === false).length;
-  console.error(`[bench] done in ${report.wallSeconds} s; goals met: ${report.goals.filter((g) => g.met === true).length}/${report.goals.length}${failed > 0 ? `, missed: ${failed}` : ""}`);
+  console.error(`[bench] done in ${report.wallSeconds} s`);
   process.exit(0);
 } catch (error) {
-  if (stopping.aborted) {
-    console.error("[bench] stopped; the server is down.");
+  if (signal.aborted) {
+    console.error("[bench] stopped; the servers are down.");
     process.exit(130);
   }
-  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const cause = error instanceof Error && error.cause !== undefined ? `\ncaused by: ${String(error.cause)}` : "";
+  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}`);
   process.exit(1);
 }

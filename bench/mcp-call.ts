@@ -7,34 +7,15 @@
 
 export const MCP_PATH = "/mcp";
 
-/**
- * The protocol revision a call is written in: 2025-11-25 (plain requests after
- * an initialize, as v1 clients send them) or 2026-07-28 (the version and the
- * client's capabilities in every request's `_meta`, and the method and tool
- * named in headers).
- */
-export type Revision = "2025-11-25" | "2026-07-28";
-
-export function mcpHeaders(token: string, revision: Revision = "2025-11-25", tool?: string): Record<string, string> {
-  const headers: Record<string, string> = {
-    Authorization: `Bearer ${token}`,
-    "Content-Type": "application/json",
-    Accept: "application/json, text/event-stream",
-  };
-  if (revision === "2025-11-25") return headers;
-  return { ...headers, "MCP-Protocol-Version": revision, "Mcp-Method": "tools/call", ...(tool === undefined ? {} : { "Mcp-Name": tool }) };
+export function mcpHeaders(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 }
 
 let nextId = 1;
 
 /** The JSON-RPC body of one `tools/call`. */
-export function toolCallBody(tool: string, args: Record<string, unknown>, revision: Revision = "2025-11-25"): string {
-  const params = revision === "2025-11-25" ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: envelope(revision) };
-  return JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params });
-}
-
-function envelope(revision: Revision): Record<string, unknown> {
-  return { "io.modelcontextprotocol/protocolVersion": revision, "io.modelcontextprotocol/clientCapabilities": {} };
+export function toolCallBody(tool: string, args: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: tool, arguments: args } });
 }
 
 /** A tool result with `isError: true`, or a JSON-RPC error object. */
@@ -55,11 +36,13 @@ export function versionIn(body: string): number | null {
 
 /** Calls one tool with fetch and returns its structuredContent (throws on any failure): for setup and cost runs. */
 export async function callTool<T = Record<string, unknown>>(origin: string, token: string, tool: string, args: Record<string, unknown>): Promise<T> {
-  const response = await fetch(`${origin}${MCP_PATH}`, {
-    method: "POST",
-    headers: mcpHeaders(token),
-    body: toolCallBody(tool, args),
-    signal: AbortSignal.timeout(30_000),
+  const send = (): Promise<Response> =>
+    fetch(`${origin}${MCP_PATH}`, { method: "POST", headers: mcpHeaders(token), body: toolCallBody(tool, args), signal: AbortSignal.timeout(30_000) });
+  // A kept-alive socket the server closed meanwhile resets the next request on it (after a long seeding call): once
+  // more on a new one. Safe for writes too: a resent key replays.
+  const response = await send().catch((error: unknown) => {
+    if (!String((error as Error).cause).includes("ECONNRESET")) throw error;
+    return send();
   });
   const text = await response.text();
   if (response.status !== 200 || isMcpError(text)) throw new Error(`${tool} answered HTTP ${response.status}: ${text.slice(0, 500)}`);

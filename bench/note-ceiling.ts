@@ -1,22 +1,18 @@
 /**
- * One Note's write ceiling: the most committed writes a second one Note takes
- * from 1 writer and from 8, each an agent running the documented retry loop.
- * Writer i corrects slide i of one 20-slide deck (`slide_update`) with a fresh
- * idempotency key per intent; on `version_conflict` it re-reads the Note
- * (`list_note_tabs`) and resends the same call, same key, with the version it
- * read. A third row runs the loop the README also documents: when the
- * conflict's `changes` are complete and none touched the writer's slide, it
- * resends at the conflict's `current_version` without re-reading. Every
- * answer counts: commits, conflicts, re-reads; and the Worker's CPU per
- * commit, which bounds the rate (one object runs one Note's calls one at a time).
+ * One Note's write ceiling: the most commits a second one Note takes from 1
+ * writer and from 8, each running the documented retry loop. Writer i corrects
+ * slide i of a 20-slide deck with a fresh key an intent; on `version_conflict`
+ * it re-reads (`list_note_tabs`) and resends the same call and key at the
+ * version read, or (third row) resends at `current_version` when the
+ * conflict's `changes` are complete and spare its slide.
  */
 import type autocannon from "autocannon";
-import type { BenchServer } from "./bench-server.js";
 import { createDeckNote } from "./fixtures.js";
 import { errorCount, runLoad } from "./load.js";
 import { callTool, isCommittedWrite, isMcpError, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
-import { busiestThreads, cpuPerRequest, sampleCpu } from "./process-cpu.js";
+import { cpuUse, sampleCpu } from "./proc.js";
+import type { BenchServer } from "./server.js";
 import type { WorkloadContext } from "./workloads.js";
 
 /** How a writer answers a conflict: always re-read, or re-read only when the conflict's changes say it must. */
@@ -148,17 +144,17 @@ export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContex
       const { version } = await callTool<{ version: number }>(ctx.origin, ctx.agentToken, "list_note_tabs", { note_id: deck.noteId });
       const tally: CeilingRow = { writers, retry, seconds: 0, commits: 0, commitsPerSecond: 0, conflicts: 0, rereads: 0, errors: 0, p50: 0, p99: 0, workerCpuMsPerCommit: 0, workerThreadCores: 0 };
       const request = writersRequest(ctx, deck.noteId, deck.tabId, deck.slideIds, `ceiling-${writers}-${retry}-${label}`, version, retry, tally);
-      const before = sampleCpu(bench.server.pid);
+      const before = sampleCpu(bench.pid);
       const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, requests: [request], accept: expected, signal: options.signal });
-      const after = sampleCpu(bench.server.pid);
+      const cpu = cpuUse(before, sampleCpu(bench.pid), tally.commits);
       Object.assign(tally, {
         seconds: result.seconds,
         errors: errorCount(result),
         p50: result.p50,
         p99: result.p99,
         commitsPerSecond: result.seconds > 0 ? tally.commits / result.seconds : 0,
-        workerCpuMsPerCommit: cpuPerRequest(before, after, tally.commits)["workerd (Worker)"] ?? 0,
-        workerThreadCores: busiestThreads(before, after, result.seconds)["workerd (Worker)"] ?? 0,
+        workerCpuMsPerCommit: cpu.workerMs,
+        workerThreadCores: cpu.workerThread,
       });
       if (result.firstFailure !== undefined) tally.firstFailure = result.firstFailure;
       return tally;

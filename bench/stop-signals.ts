@@ -3,7 +3,7 @@
  * load and the server through an AbortSignal, so their cleanup runs (the
  * server stopped, its temporary folders removed); a later one, two seconds on,
  * leaves at once. (wrangler's and Miniflare's handlers, which would exit
- * straight away, are kept out by bench/miniflare-server.ts.)
+ * straight away, are kept out by bench/server.ts.)
  */
 export function stopOnSignals(tool: string): AbortSignal {
   const stopping = new AbortController();

@@ -1,7 +1,7 @@
 /**
  * The Worker `npm run bench` runs: the production app behind four bench-only
  * routes, and the production Note object with four bench-only methods.
- * bench/bench-server.ts gives it to `wrangler dev` as the entry, with the
+ * bench/server.ts bundles it and runs it on Miniflare with the
  * production wrangler.toml; nothing of it is in src/, so no deployment has it.
  */
 import { Hono } from "hono";

@@ -8,7 +8,7 @@
  * targets (`rotate`).
  */
 import type autocannon from "autocannon";
-import { callTool, isCommittedWrite, MCP_PATH, mcpHeaders, toolCallBody, versionIn, type Revision } from "./mcp-call.js";
+import { callTool, isCommittedWrite, MCP_PATH, mcpHeaders, toolCallBody, versionIn } from "./mcp-call.js";
 
 export interface WriteTarget {
   noteId: string;
@@ -65,11 +65,11 @@ export class WriteLanes {
    * The request for one autocannon run with `lanes.length` connections:
    * connection i takes lane i for the run.
    */
-  request(token: string, revision: Revision = "2025-11-25"): autocannon.Request {
+  request(token: string): autocannon.Request {
     const run = this.#runs++;
     let nextLane = 0;
     let seq = 0;
-    const headers = mcpHeaders(token, revision);
+    const headers = mcpHeaders(token);
     return {
       method: "POST",
       path: MCP_PATH,
@@ -85,9 +85,7 @@ export class WriteLanes {
         context.target = target;
         const version = this.versions.get(target.noteId) ?? 1;
         const call = this.build(target, version, `${this.name}-r${run}-l${slot.lane}-${seq++}`);
-        request.body = toolCallBody(call.tool, call.args, revision);
-        // 2026-07-28 names the tool in a header too, and it must match the body's.
-        if (revision !== "2025-11-25") request.headers = mcpHeaders(token, revision, call.tool);
+        request.body = toolCallBody(call.tool, call.args);
         return request;
       },
       onResponse: (status, body, context) => {
