@@ -104,11 +104,13 @@ export function isoTime(time: number): string {
   return `${dayText}${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}:${sec < 10 ? "0" : ""}${sec}.${milli < 100 ? (milli < 10 ? "00" : "0") : ""}${milli}Z`;
 }
 
+const ID_LISTS = ["slide_ids", "row_ids"] as const;
+
 /** Writes the entry of the change committing as `version`, and drops the one that falls out of the log. */
 export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched): void {
   const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation, ...touched };
   let omitted = 0;
-  for (const list of ["slide_ids", "row_ids"] as const) {
+  for (const list of ID_LISTS) {
     const ids = touched[list];
     if (ids === undefined || ids.length <= IDS_PER_CHANGE) continue;
     entry[list] = ids.slice(0, IDS_PER_CHANGE);
