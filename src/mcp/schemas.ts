@@ -1,8 +1,10 @@
 /**
  * The tools' contracts as zod schemas: inputs closed (no unknown field passes),
  * outputs declared so clients can check `structuredContent`, and tied at
- * compile time to the domain's result types so the two cannot drift. The
- * numbers come from LIMITS, the same ones the Note enforces.
+ * compile time to the domain's result types so the two cannot drift. Each
+ * input field is one of src/edge/fields.ts, the rules the person's API shares,
+ * described here for a model; their numbers come from LIMITS, the same ones
+ * the Note enforces.
  */
 import { z } from "zod";
 import {

@@ -559,7 +559,8 @@ export class NoteModel {
     return {
       writes: false,
       check: (value) => {
-        const problems = same({ ...record.result, replayed: true }, withoutDiffer(value));
+        // The first result, and the Note's version now (the next write's expected_version).
+        const problems = same({ ...record.result, replayed: true, current_version: this.version }, withoutDiffer(value));
         if (value.arguments_differ !== differ) problems.push(`arguments_differ: expected ${differ}, got ${show(value.arguments_differ)}`);
         return problems;
       },
