@@ -271,7 +271,8 @@ describe("users reach only their own Notes", () => {
     const listed = await tool("list_notes", {}, TOKENS.agent);
     expect(listed.data.notes.map((n: { note_id: string }) => n.note_id)).not.toEqual(expect.arrayContaining([bobs[0]]));
 
-    for (const noteId of ids) {
+    // The Notes side by side (each Note's calls in turn): a call's wait on storage overlaps another's.
+    await Promise.all(ids.map(async (noteId) => {
       const toolCalls: [string, Record<string, unknown>][] = [
         ["list_note_tabs", {}],
         ["read_note_tab", { tab_id: "markdown" }],
@@ -302,12 +303,12 @@ describe("users reach only their own Notes", () => {
         const answer = await api(method, `/notes/${noteId}${path}`, body, TOKENS.app);
         expect({ noteId, method, path, status: answer.status, code: answer.body.error?.code }).toEqual({ noteId, method, path, status: 404, code: "note_not_found" });
       }
-    }
+    }));
     // And bob's Notes are untouched.
     for (const noteId of bobs) {
       const whole = await api("GET", `/notes/${noteId}`, undefined, TOKENS.bobApp);
       expect(whole.body).toMatchObject({ version: 2, members: ["bob"], markdown: "" });
       expect(whole.body.tabs).toHaveLength(3);
     }
-  }, 60_000);
+  }, 120_000);
 });
