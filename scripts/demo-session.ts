@@ -1,7 +1,7 @@
 /**
  * One agent session against a running connector, through the official MCP
  * TypeScript client (`@modelcontextprotocol/client`, the SDK's v2 client)
- * over Streamable HTTP: the three promises of SPEC §1
+ * over Streamable HTTP: the three promises of docs/spec.md §1
  * acted out step by step. `npm run demo` prints it; the end-to-end tests
  * assert its transcript.
  *
@@ -283,7 +283,7 @@ function errorBody(content: unknown): ToolErrorBody {
         if (typeof code === "string" && typeof message === "string") return { ...(error as Record<string, unknown>), code, message };
       }
     } catch {
-      // Not the structured error of SPEC §4: report the text itself below.
+      // Not the structured error of docs/spec.md §4: report the text itself below.
     }
   }
   return { code: "unexpected_error_result", message: typeof text === "string" ? text : JSON.stringify(content) };

@@ -1,5 +1,5 @@
 /**
- * The five experiments of SPEC §9, and issue 13's sixth, as one run: which to run, the jobs they
+ * The five experiments of docs/spec.md §9, and issue 13's sixth, as one run: which to run, the jobs they
  * consist of, their results, printed sections and JSON. Pure (no Node APIs):
  * the Worker tests and the CLI (main.ts) run it as it is, and the live
  * driver (live.ts) sends units over HTTP, several at once. Every job draws

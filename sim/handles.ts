@@ -1,5 +1,5 @@
 /**
- * Experiments 1 and 2 (SPEC §9): what a handle to a deck is worth after the
+ * Experiments 1 and 2 (docs/spec.md §9): what a handle to a deck is worth after the
  * person reorders, renames and adds tabs, and what the version check says
  * about a write through each handle. Promise 1 (exact tab IDs) and promise 3
  * (the version proves freshness, not the target), on the domain's own Note.
@@ -20,7 +20,7 @@ export type HandleKind = (typeof HANDLE_KINDS)[number];
 /** The five deck labels a Note's Slides tabs are named from (renames and new tabs draw from them too). */
 export const DECK_LABELS = ["Q3 deck", "Launch plan", "Board update", "Sales kickoff", "Roadmap"] as const;
 
-/** Change mix of SPEC §9.1: move 40%, rename 35%, add 25%. */
+/** Change mix of docs/spec.md §9.1: move 40%, rename 35%, add 25%. */
 const MOVE = 0.4;
 const RENAME = 0.35;
 

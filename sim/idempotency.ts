@@ -1,5 +1,5 @@
 /**
- * Experiment 3 (SPEC §9): why the idempotency key is checked before the
+ * Experiment 3 (docs/spec.md §9): why the idempotency key is checked before the
  * version (promise 2). A client creates 50 decks while answers get lost;
  * three key policies against the two orders of the server's checks.
  */

@@ -1,5 +1,5 @@
 /**
- * `npm run sim`: the design's five experiments (SPEC §9) and issue 13's
+ * `npm run sim`: the design's five experiments (docs/spec.md §9) and issue 13's
  * sixth rerun on the project's own domain code, printed as Markdown tables (or `--json`).
  *
  *   npm run sim -- [--seed N] [--trials N] [--only 1,3] [--json]
@@ -16,8 +16,8 @@ import { SPEC_TRIALS, type Settings } from "./settings.js";
 const LIVE_DEFAULT_TRIALS = 500;
 
 const USAGE = `Usage: npm run sim -- [options]
-Reruns the experiments of SPEC §9 (and a sixth: conflicts that carry the changes since) on the domain code and prints one Markdown table per experiment.
-  --seed N      one seed for every experiment (experiment 3 runs N, N+1, N+2); default: SPEC's (7; 1, 2, 3)
+Reruns the experiments of docs/spec.md §9 (and a sixth: conflicts that carry the changes since) on the domain code and prints one Markdown table per experiment.
+  --seed N      one seed for every experiment (experiment 3 runs N, N+1, N+2); default: those of docs/spec.md §9 (7; 1, 2, 3)
   --trials N    experiment 1's trials per K (default ${SPEC_TRIALS}); experiments 4, 5 and 6 scale by N/${SPEC_TRIALS}
   --only LIST   which experiments, e.g. 1,3 (default: all; with --live: 3,4,5)
   --json        one JSON document instead of the tables

@@ -1,5 +1,5 @@
 /**
- * Experiment 5 (SPEC §9): a 12-slide deck as one create_note_tab with an
+ * Experiment 5 (docs/spec.md §9): a 12-slide deck as one create_note_tab with an
  * outline, or as an empty create plus 12 slide_add calls: writes, request
  * bytes (the JSON-RPC bodies), and version conflicts while a person keeps
  * saving the Note. Also: the calls it takes to list 120 sources.

@@ -35,7 +35,7 @@ export interface ToolError {
 
 export type Answer<T> = { ok: true; value: T } | { ok: false; error: ToolError };
 
-/** What the person does in the app (the person's API, SPEC §7). */
+/** What the person does in the app (the person's API, docs/spec.md §7). */
 export type PersonAction =
   | { op: "create_note"; note_id: string; title: string }
   | { op: "approve"; note_id: string }

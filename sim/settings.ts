@@ -1,14 +1,14 @@
 /**
  * The run's settings (`--seed`, `--trials`) and how each experiment reads
- * them. Without `--seed`, every experiment uses the seeds of SPEC §9 (7 for
- * experiment 1; 1, 2, 3 for experiment 3) and 7 where SPEC names none.
- * `--trials N` sets experiment 1's trials per K to N (SPEC: 10,000) and
+ * them. Without `--seed`, every experiment uses the seeds of docs/spec.md §9 (7 for
+ * experiment 1; 1, 2, 3 for experiment 3) and 7 where it names none.
+ * `--trials N` sets experiment 1's trials per K to N (docs/spec.md §9.1: 10,000) and
  * scales experiment 4's sessions (300) and experiment 5's decks (2,000) by
  * N / 10,000, rounded, at least 1. Experiment 3 is not scaled: 50 intents
  * per run over three seeds is its definition, and it is small.
  */
 export interface Settings {
-  /** One seed for every experiment (experiment 3 runs seed, seed + 1, seed + 2); absent: SPEC's seeds. */
+  /** One seed for every experiment (experiment 3 runs seed, seed + 1, seed + 2); absent: the seeds of docs/spec.md §9. */
   seed?: number | undefined;
   /** Experiment 1's trials per K; the other scaled counts follow. */
   trials: number;
@@ -17,12 +17,12 @@ export interface Settings {
 export const SPEC_TRIALS = 10_000;
 export const DEFAULT_SETTINGS: Settings = { trials: SPEC_TRIALS };
 
-/** SPEC's seed for experiments 1, 2, 4 and 5 (SPEC names it for experiment 1 only). */
+/** The seed of docs/spec.md §9 for experiments 1, 2, 4 and 5 (it names one for experiment 1 only). */
 export const SPEC_SEED = 7;
-/** SPEC's seeds for experiment 3. */
+/** The seeds of docs/spec.md §9 for experiment 3. */
 export const SPEC_RUN_SEEDS = [1, 2, 3] as const;
 
-/** `base` scaled by `--trials` against SPEC's 10,000. */
+/** `base` scaled by `--trials` against the 10,000 of docs/spec.md §9.1. */
 export function scaled(base: number, settings: Settings): number {
   return Math.max(1, Math.round((base * settings.trials) / SPEC_TRIALS));
 }

@@ -1,6 +1,6 @@
 /**
- * Experiment 4 (SPEC §9): what the idempotency key of a citation should name,
- * and what the server's URL dedupe (SPEC §5) adds. Research sessions cite
+ * Experiment 4 (docs/spec.md §9): what the idempotency key of a citation should name,
+ * and what the server's URL dedupe (docs/spec.md §5) adds. Research sessions cite
  * the same pages again under other spellings while answers get lost.
  */
 import { parseSourceUrl } from "../src/note/url.js";
@@ -246,7 +246,7 @@ export function citationKey(policy: SourceKeyPolicy, noteId: string, url: string
 const normalizedCache = new Map<string, string>();
 const hrefCache = new Map<string, string | null>();
 
-/** parseSourceUrl's normalized form (the domain's rule, SPEC §5). */
+/** parseSourceUrl's normalized form (the domain's rule, docs/spec.md §5). */
 export function normalizedUrl(url: string): string {
   let normalized = normalizedCache.get(url);
   if (normalized === undefined) {

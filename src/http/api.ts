@@ -1,5 +1,5 @@
 /**
- * The person's API (SPEC §7), served to the desktop app at /api/v1: the
+ * The person's API (docs/spec.md §7), served to the desktop app at /api/v1: the
  * Note's other writer. Every change goes through the same Note object and
  * bumps the version exactly like an agent's write. It needs the app's scope,
  * which no connector is granted.

@@ -1,5 +1,5 @@
 /**
- * The MCP tools (SPEC §2): what each tells an agent, what it may touch, the
+ * The MCP tools (docs/spec.md §2): what each tells an agent, what it may touch, the
  * scopes it needs, and which Note operation it runs. Descriptions are part of
  * the contract: they teach the three promises (exact tab IDs, keys that name
  * an intent, versions from a fresh list).

@@ -1,5 +1,5 @@
 /**
- * Who may use a Note, and through which door (SPEC §8): its members, and
+ * Who may use a Note, and through which door (docs/spec.md §8): its members, and
  * agents only once the person approved the Note for connectors. A Note the
  * caller may not see reads exactly like one that does not exist.
  */

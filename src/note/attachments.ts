@@ -1,5 +1,5 @@
 /**
- * A Note's sources and files as metadata (SPEC §6), paged by an opaque
+ * A Note's sources and files as metadata (docs/spec.md §6), paged by an opaque
  * cursor: a page reads `limit` rows whatever the Note holds. Never file
  * content, never a download link. The person records file metadata.
  */

@@ -1,7 +1,7 @@
 /**
  * The operations a Note answers, with their inputs and results. Agents'
- * operations are the MCP tools (SPEC §2); the app's are the person's API
- * (SPEC §7). One map types both ends of the Durable Object's RPC.
+ * operations are the MCP tools (docs/spec.md §2); the app's are the person's API
+ * (docs/spec.md §7). One map types both ends of the Durable Object's RPC.
  */
 import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";

@@ -1,5 +1,5 @@
 /**
- * The failures a Note's rules can answer with (SPEC §4). Each carries a
+ * The failures a Note's rules can answer with (docs/spec.md §4). Each carries a
  * `message` a model can act on, and the details it needs to retry correctly.
  * The MCP layer and the HTTP layer each map this union exhaustively.
  */

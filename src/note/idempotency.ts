@@ -1,5 +1,5 @@
 /**
- * Idempotency keys (SPEC §1, promise 2): a key names one intent in one Note.
+ * Idempotency keys (docs/spec.md §1, promise 2): a key names one intent in one Note.
  * The first committed result is recorded under it, with a fingerprint of the
  * arguments that produced it; a resend gets that result back, marked
  * `replayed`, and told whether its arguments differed from the first call's.

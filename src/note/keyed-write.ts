@@ -1,5 +1,5 @@
 /**
- * The pipeline of every agent write (SPEC §3), in its order: the arguments,
+ * The pipeline of every agent write (docs/spec.md §3), in its order: the arguments,
  * access, the idempotency key, the version, the target, then the change, the
  * version bump and the key's record. The key comes before the version: a
  * resend after a lost response always carries the version from before the

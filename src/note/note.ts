@@ -1,5 +1,5 @@
 /**
- * The Note: runs one named operation of its rules (SPEC §3, §5, §6, §7) in
+ * The Note: runs one named operation of its rules (docs/spec.md §3, §5, §6, §7) in
  * one transaction of its store, and nothing else. It is the only place that
  * opens a transaction for an operation, and the store rolls back any failure
  * result as surely as a thrown error. The Durable Object, the unit tests and

@@ -1,5 +1,5 @@
 /**
- * The pipeline of every change the person makes in the app (SPEC §7): the
+ * The pipeline of every change the person makes in the app (docs/spec.md §7): the
  * arguments, access, the version when the app sends one, the change, and one
  * version bump. A change that changes nothing commits nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * The person's commands on the Note as a whole (SPEC §7, §8): create it, read
+ * The person's commands on the Note as a whole (docs/spec.md §7, §8): create it, read
  * it whole, approve it for connectors, add members, set the Markdown text.
  */
 import { openNote } from "./access.js";

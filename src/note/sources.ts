@@ -1,5 +1,5 @@
 /**
- * Citations in the Sources tab (SPEC §5): an http(s) page, at most once per
+ * Citations in the Sources tab (docs/spec.md §5): an http(s) page, at most once per
  * Note. A page already attached under any spelling of its URL comes back as
  * it is, with nothing written, as the desktop app refuses a link it has.
  */

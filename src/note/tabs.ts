@@ -1,5 +1,5 @@
 /**
- * The tab strip (SPEC §1, promise 1): every tab has an exact ID, and a tab is
+ * The tab strip (docs/spec.md §1, promise 1): every tab has an exact ID, and a tab is
  * found by that ID only. Never by a type ("slides") or a label ("Q3 deck"):
  * that shortcut picks the first match and writes into the wrong deck after a
  * person reorders or renames. Also the strip's own rules: a new tab's ID and

@@ -1,5 +1,5 @@
 /**
- * Citation URLs (SPEC §5): what `add_note_source` accepts, and the normalized
+ * Citation URLs (docs/spec.md §5): what `add_note_source` accepts, and the normalized
  * form that names a page, so seven spellings of one page become one source.
  */
 import { LIMITS } from "./limits.js";

@@ -1,5 +1,5 @@
 /**
- * The version proves freshness (SPEC §1, promise 3): every committed change,
+ * The version proves freshness (docs/spec.md §1, promise 3): every committed change,
  * by agent or person, bumps it by one, and a write that read an older version
  * is refused. It never proves the target: the tab ID does that.
  */

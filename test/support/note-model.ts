@@ -1,6 +1,6 @@
 /**
  * A reference model of one Note for the generated-history test: what each
- * operation must answer and which rows it must leave. Written from SPEC.md and
+ * operation must answer and which rows it must leave. Written from docs/spec.md and
  * the README's limits, sharing no code with src/note, so that a test comparing
  * the two can fail.
  */
@@ -84,7 +84,7 @@ const FIXED_LABEL: Record<string, string> = { markdown: "Markdown", files: "File
 const DEFAULT_LABEL: Record<string, string> = { slides: "Slides", sheet: "Sheet" };
 const AGENT_OPERATIONS = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", "create_tab", "edit_tab", "add_source"]);
 
-/** Citations the histories use, each with the stored and the normalized form SPEC §5 gives it (null: refused). */
+/** Citations the histories use, each with the stored and the normalized form docs/spec.md §5 gives it (null: refused). */
 export const URLS: Record<string, { given: string; url: string; normalized: string } | { given: string; url: null }> = {
   plain: { given: "https://example.org/a", url: "https://example.org/a", normalized: "https://example.org/a" },
   www: { given: "www.example.org/a/", url: "https://www.example.org/a/", normalized: "https://example.org/a" },
@@ -99,7 +99,7 @@ export const URLS: Record<string, { given: string; url: string; normalized: stri
 };
 
 /**
- * The order of a call's checks (SPEC §3). A failure in an earlier stage hides
+ * The order of a call's checks (docs/spec.md §3). A failure in an earlier stage hides
  * every later one; within a stage the order is not a promise, so any of its
  * failures is a right answer.
  */
@@ -458,7 +458,7 @@ export class NoteModel {
         const page = rows.filter((r) => r.seq > after).slice(0, limit);
         const more = rows.filter((r) => r.seq > after).length > limit;
         const prefix = kind === "sources" ? "source" : "file";
-        // Metadata only (SPEC §6): a source's normalized form is the Note's own business.
+        // Metadata only (docs/spec.md §6): a source's normalized form is the Note's own business.
         const items = page.map(({ seq, normalized_url: _n, ...rest }: { seq: number; normalized_url?: string }) => ({ id: `${prefix}-${seq}`, ...rest, added_at: TIME }));
         return {
           writes: false,
@@ -515,7 +515,7 @@ export class NoteModel {
 
   // ---- the agent's writes --------------------------------------------------
 
-  /** SPEC §3: arguments, access, key, version, target. */
+  /** docs/spec.md §3: arguments, access, key, version, target. */
   #keyed(tool: string, caller: Caller, input: Row): Plan {
     const failures: Failure[] = [];
     if (!integer(input.expected_version, 1, Number.MAX_SAFE_INTEGER)) failures.push(invalid(VALIDATE));
@@ -872,7 +872,7 @@ export class NoteModel {
       success: () => {
         const p = parsed as { url: string; normalized: string };
         if (existing !== undefined) {
-          // A page already attached: the existing source, nothing written, no key recorded (SPEC §5).
+          // A page already attached: the existing source, nothing written, no key recorded (docs/spec.md §5).
           const answer = { note_id: this.noteId, source_id: `source-${existing.seq}`, title: existing.title, url: existing.url, normalized_url: existing.normalized_url, already_attached: true, version: this.version, replayed: false };
           return { writes: false, result: () => answer, touched: () => ({}), check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
         }
@@ -1355,7 +1355,7 @@ const EDIT_FIELDS = ["title", "body", "notes", "slides", "slide_id", "rows", "ro
 export const AGENT_EDITS = ["slide_add", "slides_add_outline", "slide_update", "slide_delete", "rows_append", "row_update", "row_delete", "columns_add"];
 export const PERSON_EDITS = [...AGENT_EDITS, "slide_move", "row_move"];
 
-// ---- order keys with gaps (SPEC: positions stay the person's; a write touches only its items) ----
+// ---- order keys with gaps (docs/spec.md §3: positions stay the person's; a write touches only its items) ----
 
 /** Keys for `count` items appended after the key `last` (null: an empty tab): the gap apart, the first 0. */
 function appendKeys(last: number | null, count: number): number[] {
@@ -1393,7 +1393,7 @@ function moveAfter<T extends Item>(items: readonly T[], item: T, after: T | null
   return { items: list.sort((a, b) => a.key - b.key), rekeyed };
 }
 
-// ---- argument rules (SPEC §2, §4 and the README's limits) ---------------------
+// ---- argument rules (docs/spec.md §2, §4 and the README's limits) ---------------------
 
 /** C0 controls but tab and line breaks, DEL and C1 controls. */
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;

@@ -1,4 +1,4 @@
-/** The seven spellings of one page that SPEC §9.4 cites: as is, trailing slash, www., utm_, fragment, http, no scheme. */
+/** The seven spellings of one page that docs/spec.md §9.4 cites: as is, trailing slash, www., utm_, fragment, http, no scheme. */
 export const SEVEN_SPELLINGS = [
   "https://example.org/report",
   "https://example.org/report/",

@@ -1,5 +1,5 @@
 /**
- * The rules of a Note (SPEC §1, §3, §5, §6), driven through the domain with an
+ * The rules of a Note (docs/spec.md §1, §3, §5, §6), driven through the domain with an
  * in-memory store and a clock the test controls.
  */
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * The simulations of `npm run sim` (SPEC §9, issue 4): the invariants each
+ * The simulations of `npm run sim` (docs/spec.md §9, issue 4): the invariants each
  * experiment exists to show, on the domain's own Note, and the seeded
  * reproducibility the tables rely on. Trials are reduced where the invariant
  * holds trial by trial; experiment 3 runs whole (it is small).

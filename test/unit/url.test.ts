@@ -1,4 +1,4 @@
-/** What a citation URL may be, and the normalized form that names its page (SPEC §5). */
+/** What a citation URL may be, and the normalized form that names its page (docs/spec.md §5). */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
 import { parseSourceUrl, type ParsedUrl } from "../../src/note/url.js";
@@ -128,7 +128,7 @@ describe("a URL that is not an http(s) page is refused with a reason", () => {
 
   it("refuses an empty authority as a URL without a host, whatever the path looks like", () => {
     // The WHATWG parser skips the extra slash and reads "https:///example.org/x" as host
-    // example.org; as written the URL has no host (SPEC §5).
+    // example.org; as written the URL has no host (docs/spec.md §5).
     expect(refusal("https:///path")).toMatch(/no host/);
     expect(refusal("https:///example.org/x")).toMatch(/no host/);
   });

@@ -1,4 +1,4 @@
-/** SPEC §4 and §8 at the edge: tokens, scopes, membership, approval, and the protocol's own failures. */
+/** docs/spec.md §4 and §8 at the edge: tokens, scopes, membership, approval, and the protocol's own failures. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, failure, fetchWorker, newNote, ok, rpc, signInEveryone, TOKENS, uniqueNoteId } from "../support/workers.js";
 

@@ -1,4 +1,4 @@
-/** SPEC §5–§6: sources and file metadata, paged by opaque cursor. */
+/** docs/spec.md §5–§6: sources and file metadata, paged by opaque cursor. */
 import { describe, expect, it } from "vitest";
 import { api, failure, newNote, ok } from "../support/workers.js";
 

@@ -1,5 +1,5 @@
 /**
- * The tool contracts (SPEC §2, §4) as an MCP client sees them: the official
+ * The tool contracts (docs/spec.md §2, §4) as an MCP client sees them: the official
  * SDK client linked in memory to the server of `createMcpServer`, with the real
  * domain behind it (Notes in in-memory stores). The client checks every
  * success's `structuredContent` against the tool's declared output schema.
@@ -221,7 +221,7 @@ describe("every tool's success matches its declared output schema", () => {
   });
 });
 
-describe("the schema table of SPEC §2, through the SDK client", () => {
+describe("the schema table of docs/spec.md §2.1, through the SDK client", () => {
   it("accepts slide_add with a title and body", async () => {
     const { client, noteId, version } = await setUp();
     const deck = await call(client, "create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides" });

@@ -1,4 +1,4 @@
-/** SPEC §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
+/** docs/spec.md §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
 import { exports } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { refresh, signIn } from "../../scripts/lib/sign-in.js";

@@ -1,4 +1,4 @@
-/** SPEC §2's table of payloads and outcomes, through the real MCP endpoint. */
+/** docs/spec.md §2.1's table of payloads and outcomes, through the real MCP endpoint. */
 import { describe, expect, it } from "vitest";
 import { newNote, ok, tool } from "../support/workers.js";
 
@@ -8,7 +8,7 @@ async function deck(): Promise<{ noteId: string; version: number; tabId: string 
   return { noteId, version: created.version, tabId: created.tab_id };
 }
 
-describe("the schema table of SPEC §2", () => {
+describe("the schema table of docs/spec.md §2.1", () => {
   it("accepts slide_add with a title and body", async () => {
     const { noteId, version, tabId } = await deck();
     const answer = await tool("edit_note_tab", {

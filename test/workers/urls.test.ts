@@ -1,4 +1,4 @@
-/** SPEC §5 through add_note_source: dangerous URLs are refused, and spellings of one page become one source. */
+/** docs/spec.md §5 through add_note_source: dangerous URLs are refused, and spellings of one page become one source. */
 import { describe, expect, it } from "vitest";
 import { SEVEN_SPELLINGS } from "../support/spellings.js";
 import { failure, newNote, ok } from "../support/workers.js";

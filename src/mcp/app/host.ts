@@ -3,7 +3,7 @@
  * The View's side of MCP Apps' postMessage channel: JSON-RPC 2.0 with the
  * host window only. ext-apps' `App` speaks the same protocol, but bundled it
  * weighs over 400 KB (its zod and MCP client), and the Worker carries this
- * page in its bundle; the spec says a View needs no SDK, and the browser test
+ * page in its bundle; the MCP Apps specification says a View needs no SDK, and the browser test
  * drives this one with ext-apps' own `AppBridge`. The messages are typed with
  * ext-apps' spec types (types only: nothing of ext-apps is bundled).
  */
