@@ -17,9 +17,9 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError, type CallTool
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEMO_NOTE_ID, DEMO_NOTE_TITLE, DEMO_USER } from "../../scripts/local-server.js";
+import { DEMO_NOTE_ID, DEMO_NOTE_TITLE, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
 import { approve } from "../support/consent-page.js";
-import { useSharedServer } from "../support/e2e-server.js";
+import { useLocalServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider } from "../support/memory-oauth-provider.js";
 import { exchangeLines, recordingFetch, signInStart, type Exchange, type RecordingFetch } from "../support/recording-fetch.js";
 
@@ -30,9 +30,10 @@ const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_not
 const CLIENT_INFO = { name: "notes-connector-e2e-v2", version: "0.1.0" };
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
-// The shared server's demo Note, seeded on it fresh (test/support/e2e-global.ts).
-const { running, seeded } = useSharedServer(async () => {
-  expect(seeded()).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+// A server of its own: its first list_notes must show alice the demo Note alone, and other files' Notes on the shared server are alice's too.
+const running = useLocalServer(async (server) => {
+  const seeded = await seedDemoNote(server.url);
+  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
 });
 
 type Mode = "auto" | { pin: string };
