@@ -50,7 +50,7 @@ export interface LocalServerOptions {
   inspectorPort?: number;
   /**
    * The Worker's entry module, relative to the project, in place of wrangler.toml's `main`;
-   * the bindings stay wrangler.toml's. The benchmark runs bench/worker.ts this way.
+   * the bindings stay wrangler.toml's.
    */
   entry?: string;
 }
