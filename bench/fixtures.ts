@@ -8,7 +8,7 @@
 import { orThrow, type PersonApi } from "../scripts/lib/person-api.js";
 import type { SlideInput } from "../src/note/commands.js";
 import { encodeCursor, encodeItemsCursor } from "../src/note/cursor.js";
-import { KEY_GAP } from "../src/note/order.js";
+import { KEY_GAP } from "../src/note/tabs/order.js";
 import { seedRows, seedSources } from "./bench-routes.js";
 import { callTool } from "./mcp-call.js";
 

@@ -8,7 +8,7 @@ import { Hono } from "hono";
 import type { Env } from "../src/env.js";
 import { app } from "../src/http/app.js";
 import { ok } from "../src/note/result.js";
-import { newRows } from "../src/note/sheets.js";
+import { newRows } from "../src/note/tabs/sheets.js";
 import { NoteObject as ProductionNoteObject } from "../src/storage/note-object.js";
 import type { NoteStats } from "./note-stats.js";
 

@@ -3,7 +3,7 @@
  * and what the server's URL dedupe (docs/spec.md §5) adds. Research sessions cite
  * the same pages again under other spellings while answers get lost.
  */
-import { parseSourceUrl } from "../src/note/url.js";
+import { parseSourceUrl } from "../src/note/attachments/url.js";
 import { hashHex } from "./hash.js";
 import { stream } from "./random.js";
 import { agent, expectOk, noteIdFor, setUpNote, type Script, type Source, type Step, type Reply, type Unit } from "./script.js";

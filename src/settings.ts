@@ -10,7 +10,7 @@
  * @example
  * const { publicUrl, accessTokenTtlSeconds } = settingsOf(env);
  */
-import { DEFAULT_RETENTION_MS } from "./note/limits.js";
+import { DEFAULT_RETENTION_MS } from "./note/index.js";
 
 export interface Settings {
   /** The deployment's public origin (`PUBLIC_URL`), e.g. `https://notes.example.com`; null: loopback origins only. */

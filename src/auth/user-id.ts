@@ -18,7 +18,7 @@
  * @example
  * await oidcUserId("https://accounts.example.com", "248289761001") // "3c1bfa27/248289761001" (tag illustrative)
  */
-import { LIMITS } from "../note/limits.js";
+import { LIMITS } from "../note/index.js";
 import { base64url, sha256 } from "./base64url.js";
 
 export async function oidcUserId(issuer: string, sub: string): Promise<string> {

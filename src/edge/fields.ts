@@ -11,10 +11,7 @@
  * messages say so: "at most 300 UTF-16 code units (got 301)".
  */
 import { z } from "zod";
-import { fieldPath, invalidArguments, type Issue } from "../note/errors.js";
-import { LIMITS } from "../note/limits.js";
-import type { Result } from "../note/result.js";
-import { characterProblem, PROBLEMS, type TextRules } from "../note/validate.js";
+import { fieldPath, invalidArguments, type Issue, LIMITS, characterProblem, PROBLEMS, type TextRules, type Result } from "../note/index.js";
 
 export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 

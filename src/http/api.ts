@@ -30,11 +30,7 @@ import {
   titleFilter,
   userId,
 } from "../edge/fields.js";
-import type { Caller, CommandName, Input, TabEditName } from "../note/commands.js";
-import { invalidArguments, type Issue, type NoteError } from "../note/errors.js";
-import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
-import { LIMITS } from "../note/limits.js";
-import { clip } from "../note/unicode.js";
+import { invalidArguments, type Issue, type NoteError, ITEMS_CURSOR_LENGTH, LIMITS, clip, type Caller, type CommandName, type Input, type TabEditName } from "../note/index.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
@@ -313,7 +309,7 @@ api.put("/notes/:id/tabs/:tab/slides", async (c) =>
 api.get("/notes/:id/tabs/:tab", (c) => run(c, c.req.param("id"), "read_tab", queries.tab, queryOf(c), (d) => ({ ...d, tab_id: c.req.param("tab") })));
 
 /**
- * Runs one edit of a tab's content (src/note/tab-edit.ts), with the tab and
+ * Runs one edit of a tab's content (src/note/tabs/edit.ts), with the tab and
  * the slide or row from the path; a PATCH picks its operation from the body
  * (after_id moves, anything else changes the content).
  */

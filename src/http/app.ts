@@ -12,7 +12,7 @@ import { OIDC_CALLBACK_PATH } from "../auth/oidc.js";
 import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
-import { clip } from "../note/unicode.js";
+import { clip } from "../note/index.js";
 import { page } from "../page/routes.js";
 import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";

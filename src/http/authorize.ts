@@ -18,7 +18,7 @@ import { mayBeIssued, type OAuthSetup } from "../auth/oauth.js";
 import { SCOPES } from "../auth/scopes.js";
 import { SignInFailure } from "../auth/sign-in-failure.js";
 import type { Env } from "../env.js";
-import { clip, invisible } from "../note/unicode.js";
+import { clip, invisible } from "../note/index.js";
 import { settingsOf } from "../settings.js";
 import { limitBody } from "./edge.js";
 import { escape, pageHtml } from "./html.js";

@@ -1,10 +1,7 @@
 /** Routes an operation to its Note's Durable Object, and `list_notes` to the user's directory. */
 import type { Env } from "../env.js";
 import type { NoteGateway, NoteQuery } from "../mcp/server.js";
-import { decodeNotesCursor, encodeNotesCursor } from "../note/cursor.js";
-import { invalidArguments } from "../note/errors.js";
-import { LIMITS } from "../note/limits.js";
-import { fail, ok, type Result } from "../note/result.js";
+import { decodeNotesCursor, encodeNotesCursor, invalidArguments, LIMITS, fail, ok, type Result } from "../note/index.js";
 import type { ListedNote } from "../storage/directory-object.js";
 
 export function durableGateway(env: Env): NoteGateway {

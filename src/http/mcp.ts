@@ -25,7 +25,7 @@ import { SCOPES, type Principal } from "../auth/scopes.js";
 import type { Env } from "../env.js";
 import { createMcpServer, type CallHooks, type McpExchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
-import { LIMITS } from "../note/limits.js";
+import { LIMITS } from "../note/index.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";

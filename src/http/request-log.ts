@@ -16,7 +16,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { clip } from "../note/unicode.js";
+import { clip } from "../note/index.js";
 import type { ToolCallFacts } from "../mcp/server.js";
 
 /** What a route knows about the request beyond its method, path and status. */

@@ -3,7 +3,7 @@
  * (and, for a write, a link to the Note's page); failures as `isError` results.
  */
 import type { CallToolResult, ResourceLink } from "@modelcontextprotocol/server";
-import type { NoteError } from "../note/errors.js";
+import type { NoteError } from "../note/index.js";
 import { TOOLS } from "./tools.js";
 
 export function successResult(value: unknown, page?: NotePage): CallToolResult {

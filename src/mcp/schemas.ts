@@ -28,9 +28,7 @@ import {
   tabLabel,
   titleFilter,
 } from "../edge/fields.js";
-import { AGENT_EDITS, type Output } from "../note/commands.js";
-import { ITEMS_CURSOR_LENGTH } from "../note/cursor.js";
-import { LIMITS } from "../note/limits.js";
+import { AGENT_EDITS, type Output, ITEMS_CURSOR_LENGTH, LIMITS } from "../note/index.js";
 
 // The fields' rules are src/edge/fields.ts's, shared with the person's API; here they are described for a model.
 

@@ -29,11 +29,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Principal } from "../auth/scopes.js";
-import type { Caller, CommandName, Input } from "../note/commands.js";
+import { clip, type Caller, type CommandName, type Input, type Issue, type NoteError, type Result } from "../note/index.js";
 import { noteId, parseArguments, toIssues } from "../edge/fields.js";
-import type { Issue, NoteError } from "../note/errors.js";
-import { clip } from "../note/unicode.js";
-import type { Result } from "../note/result.js";
 import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
 import { errorResult, rateLimitedResult, successResult } from "./results.js";
 import { inputs, outputSchemas, type NoteList } from "./schemas.js";

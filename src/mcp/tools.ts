@@ -5,9 +5,7 @@
  * an intent, versions from a fresh list).
  */
 import { SCOPES } from "../auth/scopes.js";
-import { CHANGES_KEPT } from "../note/changes.js";
-import { LIMITS } from "../note/limits.js";
-import type { CommandName } from "../note/commands.js";
+import { CHANGES_KEPT, LIMITS, type CommandName } from "../note/index.js";
 import type { ToolName } from "./schemas.js";
 
 export interface ToolDefinition {

@@ -6,7 +6,7 @@
  * list_note_changes and in every version_conflict; the person's page follows
  * it live. It keeps the last CHANGES_KEPT entries: each commit drops at most one.
  */
-import { openNote } from "./access.js";
+import { openNote } from "./pipeline/access.js";
 import type { Caller, ChangePage } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";

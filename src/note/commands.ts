@@ -6,7 +6,7 @@
 import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Cells } from "./store.js";
-import type { AddableTabType, TabType } from "./tab-id.js";
+import type { AddableTabType, TabType } from "./tabs/ids.js";
 
 /** Who is calling, and through which door. */
 export interface Caller {

@@ -5,21 +5,21 @@
  * result as surely as a thrown error. The Durable Object, the unit tests and
  * the simulations all run this same code.
  */
-import { mayRun } from "./access.js";
-import { ADD_FILE, listAttachments } from "./attachments.js";
+import { mayRun } from "./pipeline/access.js";
+import { ADD_FILE, listAttachments } from "./attachments/list.js";
 import { listChanges } from "./changes.js";
 import type { Caller, CommandName, Input, KeyedCommand, Output } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
-import { keyedWrite, type KeyedWrite } from "./keyed-write.js";
+import { keyedWrite, type KeyedWrite } from "./pipeline/keyed-write.js";
 import { ADD_MEMBER, createNote, REMOVE_MEMBER, DELETE_NOTE, readNote, RENAME_NOTE, SET_APPROVAL, SET_MARKDOWN } from "./person.js";
-import { personChange, type PersonChange } from "./person-change.js";
+import { personChange, type PersonChange } from "./pipeline/person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { SET_SLIDES } from "./slides.js";
-import { ADD_SOURCE } from "./sources.js";
+import { SET_SLIDES } from "./tabs/slides.js";
+import { ADD_SOURCE } from "./attachments/sources.js";
 import type { NoteMeta, NoteStore } from "./store.js";
-import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tab-commands.js";
-import { CHANGE_TAB, EDIT_TAB } from "./tab-edit.js";
+import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tabs/commands.js";
+import { CHANGE_TAB, EDIT_TAB } from "./tabs/edit.js";
 
 export interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */

@@ -2,21 +2,21 @@
  * The person's commands on the Note as a whole (docs/spec.md §7, §8): create it, read
  * it whole, approve it for connectors, add members, set the Markdown text.
  */
-import { openNote } from "./access.js";
+import { openNote } from "./pipeline/access.js";
 import type { Caller, Input, NoteSummary, WholeNote } from "./commands.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
 import { logChange } from "./changes.js";
 import { invalidArguments, limitExceeded } from "./errors.js";
 import { LIMITS } from "./limits.js";
-import type { PersonChange } from "./person-change.js";
+import type { PersonChange } from "./pipeline/person-change.js";
 import { fail, ok, type Result } from "./result.js";
-import { numbered } from "./slides.js";
+import { numbered } from "./tabs/slides.js";
 import type { DirectoryEntry, NoteMeta } from "./store.js";
-import { FIXED_TAB_LABELS, FIXED_TABS } from "./tab-id.js";
-import { summary } from "./tabs.js";
+import { FIXED_TAB_LABELS, FIXED_TABS } from "./tabs/ids.js";
+import { summary } from "./tabs/find.js";
 import { Checks, fields, noFields } from "./validate.js";
-import { nextVersion } from "./version.js";
+import { nextVersion } from "./pipeline/version.js";
 
 export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSummary> {
   const given = fields(input);

@@ -8,7 +8,7 @@
 import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
-import type { TabType } from "./tab-id.js";
+import type { TabType } from "./tabs/ids.js";
 
 export interface NoteMeta {
   note_id: string;

@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
-import { foldTitle, type DirectoryEntry } from "../note/directory.js";
+import { foldTitle, type DirectoryEntry } from "../note/index.js";
 import { DIRECTORY_MIGRATIONS, migrate } from "./migrations.js";
 import { Sql, type SqlValue } from "./sql.js";
 

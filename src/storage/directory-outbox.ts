@@ -6,7 +6,7 @@
  * or the alarm.
  */
 import type { Env } from "../env.js";
-import type { NoteStore } from "../note/store.js";
+import type { NoteStore } from "../note/index.js";
 
 /** Delivers what the outbox holds; returns how many entries are still owed. */
 export async function deliverDirectoryEntries(store: NoteStore, directories: Env["DIRECTORY"]): Promise<number> {

@@ -6,8 +6,7 @@
  * itself: its tag names its user, never a field of the object.
  */
 import { accessTokenRecordKey } from "../auth/token-cache.js";
-import type { ChangeEntry } from "../note/changes.js";
-import type { WholeNote } from "../note/commands.js";
+import type { ChangeEntry, WholeNote } from "../note/index.js";
 
 /**
  * The header that carries the authenticated user from the Worker to the

@@ -3,8 +3,7 @@
  * migration is never edited: a change is a new entry, with a test that
  * upgrades data written by the old schema (docs/storage-schema.md).
  */
-import { foldTitle } from "../note/directory.js";
-import { newSlideId } from "../note/tab-id.js";
+import { foldTitle, newSlideId } from "../note/index.js";
 import type { Sql } from "./sql.js";
 
 export interface Migration {
@@ -147,7 +146,7 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: "order keys with gaps, slides found by ID, Sheet rows",
     statements: [
-      // A slide's idx becomes an order key with gaps (src/note/order.ts): deleting or moving one slide
+      // A slide's idx becomes an order key with gaps (src/note/tabs/order.ts): deleting or moving one slide
       // writes that slide only. Keys were 0..n-1 (n at most 500); times 1024 no new key meets an old one.
       `UPDATE slides SET idx = idx * 1024`,
       // slide_update and slide_delete find a slide by its ID; the index also makes IDs unique.

@@ -9,12 +9,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
-import type { ChangeEntry } from "../note/changes.js";
-import type { Caller, ChangePage, CommandName, Input, Output } from "../note/commands.js";
-import { KEYED_COMMANDS } from "../note/commands.js";
-import { LIMITS } from "../note/limits.js";
-import { Note } from "../note/note.js";
-import { ok, type Result } from "../note/result.js";
+import { KEYED_COMMANDS, LIMITS, Note, ok, type Result, type ChangeEntry, type Caller, type ChangePage, type CommandName, type Input, type Output } from "../note/index.js";
 import { settingsOf } from "../settings.js";
 import { deliverDirectoryEntries } from "./directory-outbox.js";
 import { accessTokenStands } from "../auth/token-cache.js";

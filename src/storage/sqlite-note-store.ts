@@ -1,9 +1,5 @@
 /** The Note's storage in its Durable Object's SQLite database. */
-import type { ChangeEntry } from "../note/changes.js";
-import type { AttachmentKind } from "../note/cursor.js";
-import type { DirectoryEntry } from "../note/directory.js";
-import type { Result } from "../note/result.js";
-import type { Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/store.js";
+import type { ChangeEntry, AttachmentKind, DirectoryEntry, Result, Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/index.js";
 import { migrate, type Migration } from "./migrations.js";
 import type { Sql, SqlValue } from "./sql.js";
 

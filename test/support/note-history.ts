@@ -806,7 +806,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
             (m) => m.meta !== null && crowdable(m, kind).length > 0,
             async (m, r) => {
               // The person moves two items in turn right after a third: each move halves the gap after it, until no key is
-              // free there and the tab gets fresh keys (src/note/order.ts).
+              // free there and the tab gets fresh keys (src/note/tabs/order.ts).
               const tabs = crowdable(m, kind);
               const tabId = (tabs[t % tabs.length] as { id: string }).id;
               const items = (kind === "slides" ? m.slides : m.rows).get(tabId) ?? [];

@@ -1,7 +1,7 @@
 /** What a citation URL may be, and the normalized form that names its page (docs/spec.md §5). */
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
-import { parseSourceUrl, type ParsedUrl } from "../../src/note/url.js";
+import { parseSourceUrl, type ParsedUrl } from "../../src/note/attachments/url.js";
 import { SEVEN_SPELLINGS } from "../support/spellings.js";
 
 /** The normalized form, failing the test with the reason if the URL was refused. */

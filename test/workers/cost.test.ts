@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Caller, CommandName, Input, Output } from "../../src/note/commands.js";
 import { Note } from "../../src/note/note.js";
-import { KEY_GAP } from "../../src/note/order.js";
+import { KEY_GAP } from "../../src/note/tabs/order.js";
 import { NoteObject } from "../../src/storage/note-object.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";

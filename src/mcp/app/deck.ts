@@ -5,8 +5,7 @@
  * Pure (no DOM): the host's messages are unknown JSON, narrowed here; the
  * Note's own types, imported as types only, say what a well-formed one holds.
  */
-import type { AGENT_EDITS, CreatedTab, EditedTab, SlideOutput, TabContent } from "../../note/commands.js";
-import type { TabType } from "../../note/tab-id.js";
+import type { AGENT_EDITS, CreatedTab, EditedTab, SlideOutput, TabContent, TabType } from "../../note/index.js";
 
 /** One slide as shown; `id` is null for an outline the Note has not confirmed. */
 export interface PreviewSlide {

@@ -5,7 +5,7 @@
  * docs/live.md). The server's own types, imported as types only: the page's
  * script carries none of the server's code, and the two cannot drift.
  */
-import type { WholeNote } from "../../note/commands.js";
+import type { WholeNote } from "../../note/index.js";
 
 export type { Actor, ChangeEntry } from "../../note/changes.js";
 export type { SlideOutput as Slide, WholeNote as Note } from "../../note/commands.js";

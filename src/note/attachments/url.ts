@@ -2,8 +2,8 @@
  * Citation URLs (docs/spec.md §5): what `add_note_source` accepts, and the normalized
  * form that names a page, so seven spellings of one page become one source.
  */
-import { LIMITS } from "./limits.js";
-import { loneSurrogateAt } from "./unicode.js";
+import { LIMITS } from "../limits.js";
+import { loneSurrogateAt } from "../unicode.js";
 
 export type ParsedUrl =
   | { ok: true; url: string; normalized: string }

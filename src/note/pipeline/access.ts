@@ -3,14 +3,14 @@
  * agents only once the person approved the Note for connectors. A Note the
  * caller may not see reads exactly like one that does not exist.
  */
-import type { Caller, CommandName } from "./commands.js";
-import { CONNECTOR_COMMANDS } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { invalidArguments, noteNotFound } from "./errors.js";
-import { LIMITS } from "./limits.js";
-import { fail, ok, type Result } from "./result.js";
-import type { NoteMeta } from "./store.js";
-import { Checks } from "./validate.js";
+import type { Caller, CommandName } from "../commands.js";
+import { CONNECTOR_COMMANDS } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { invalidArguments, noteNotFound } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { fail, ok, type Result } from "../result.js";
+import type { NoteMeta } from "../store.js";
+import { Checks } from "../validate.js";
 
 /**
  * Whether this caller, through this door, may run this operation at all: a

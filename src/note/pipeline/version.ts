@@ -3,11 +3,11 @@
  * by agent or person, bumps it by one, and a write that read an older version
  * is refused. It never proves the target: the tab ID does that.
  */
-import { changesSince, logChange, type Touched } from "./changes.js";
-import type { Caller } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { fail, type Result } from "./result.js";
-import type { NoteMeta } from "./store.js";
+import { changesSince, logChange, type Touched } from "../changes.js";
+import type { Caller } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { fail, type Result } from "../result.js";
+import type { NoteMeta } from "../store.js";
 
 /**
  * The one version check: a `version_conflict` naming both numbers and the

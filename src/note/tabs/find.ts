@@ -5,13 +5,13 @@
  * person reorders or renames. Also the strip's own rules: a new tab's ID and
  * place, positions kept a permutation, fixed tabs that stay.
  */
-import type { NoteContext } from "./context.js";
-import type { TabSummary } from "./commands.js";
-import { limitExceeded, wrongTabType } from "./errors.js";
-import { LIMITS } from "./limits.js";
-import { fail, ok, type Result } from "./result.js";
-import type { NoteMeta, NoteStore, TabRow } from "./store.js";
-import { DEFAULT_LABELS, FIXED_TABS, isTabType, newTabId, type AddableTabType } from "./tab-id.js";
+import type { NoteContext } from "../context.js";
+import type { TabSummary } from "../commands.js";
+import { limitExceeded, wrongTabType } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import { fail, ok, type Result } from "../result.js";
+import type { NoteMeta, NoteStore, TabRow } from "../store.js";
+import { DEFAULT_LABELS, FIXED_TABS, isTabType, newTabId, type AddableTabType } from "./ids.js";
 
 const ID_HINT =
   'Tab IDs look like "slides-9-mh8z1k2a" or "sheet-4-mh8z1k2a" (or "markdown", "files", "sources" for the fixed tabs); call list_note_tabs and pass the id of the tab you mean.';

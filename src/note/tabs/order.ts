@@ -7,9 +7,9 @@
  * move give the whole tab fresh keys (the person's moves only, and rarely:
  * each gap takes ten moves into it).
  */
-import { invalidArguments } from "./errors.js";
-import { fail, ok, type Result } from "./result.js";
-import type { Keyed, Sequence } from "./store.js";
+import { invalidArguments } from "../errors.js";
+import { fail, ok, type Result } from "../result.js";
+import type { Keyed, Sequence } from "../store.js";
 
 /** The distance between two appended items' keys. */
 export const KEY_GAP = 1024;

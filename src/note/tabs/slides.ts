@@ -4,18 +4,18 @@
  * or replace the whole deck in the app. Styling and layout stay with the
  * person: an agent cannot choose where a slide goes.
  */
-import type { Input, SlideInput, SlideOutput } from "./commands.js";
-import { limitExceeded, wrongTabType } from "./errors.js";
-import { LIMITS } from "./limits.js";
+import type { Input, SlideInput, SlideOutput } from "../commands.js";
+import { limitExceeded, wrongTabType } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { deleteEdit, findItem, moveEdit, SLIDES } from "./items.js";
 import { appendKeys } from "./order.js";
-import type { PersonChange } from "./person-change.js";
-import { fail, ok, type Result } from "./result.js";
-import type { Keyed, NoteMeta, NoteStore, Slide, TabRow } from "./store.js";
-import type { TabEdit } from "./tab-edit.js";
-import { newSlideId } from "./tab-id.js";
-import { findTab, summary } from "./tabs.js";
-import { SLIDE_FIELDS } from "./validate.js";
+import type { PersonChange } from "../pipeline/person-change.js";
+import { fail, ok, type Result } from "../result.js";
+import type { Keyed, NoteMeta, NoteStore, Slide, TabRow } from "../store.js";
+import type { TabEdit } from "./edit.js";
+import { newSlideId } from "./ids.js";
+import { findTab, summary } from "./find.js";
+import { SLIDE_FIELDS } from "../validate.js";
 
 /** The slide with exactly this ID in this deck. Never an index, never a title. */
 export function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {

@@ -3,16 +3,16 @@
  * cursor: a page reads `limit` rows whatever the Note holds. Never file
  * content, never a download link. The person records file metadata.
  */
-import { openNote } from "./access.js";
-import type { AttachmentPage, Caller, Input } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { decodeCursor, encodeCursor, type AttachmentKind } from "./cursor.js";
-import { invalidArguments, limitExceeded } from "./errors.js";
-import { LIMITS } from "./limits.js";
-import type { PersonChange } from "./person-change.js";
-import { fail, ok, type Result } from "./result.js";
+import { openNote } from "../pipeline/access.js";
+import type { AttachmentPage, Caller, Input } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { decodeCursor, encodeCursor, type AttachmentKind } from "../cursor.js";
+import { invalidArguments, limitExceeded } from "../errors.js";
+import { LIMITS } from "../limits.js";
+import type { PersonChange } from "../pipeline/person-change.js";
+import { fail, ok, type Result } from "../result.js";
 import { sourceId } from "./sources.js";
-import { Checks, fields } from "./validate.js";
+import { Checks, fields } from "../validate.js";
 
 const KINDS = ["sources", "files"] as const;
 

@@ -6,13 +6,13 @@
  * lost commit, and must get the first result back, not a conflict.
  */
 import { openNote } from "./access.js";
-import type { Caller, KeyedCommand, Output } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { operationOf, touchedBy } from "./changes.js";
+import type { Caller, KeyedCommand, Output } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { operationOf, touchedBy } from "../changes.js";
 import { fingerprint, replay } from "./idempotency.js";
-import { ok, type Result } from "./result.js";
-import type { NoteMeta } from "./store.js";
-import { Checks, fields } from "./validate.js";
+import { ok, type Result } from "../result.js";
+import type { NoteMeta } from "../store.js";
+import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion, nextVersion } from "./version.js";
 
 /**

@@ -6,14 +6,14 @@
  * at least one cell: rows_append refuses an empty row and row_update one that
  * would empty the last.
  */
-import { fieldPath, invalidArguments, limitExceeded, type Issue } from "./errors.js";
-import { LIMITS } from "./limits.js";
+import { fieldPath, invalidArguments, limitExceeded, type Issue } from "../errors.js";
+import { LIMITS } from "../limits.js";
 import { deleteEdit, findItem, moveEdit, ROWS } from "./items.js";
 import { appendKeys } from "./order.js";
-import { fail, ok, type Result } from "./result.js";
-import type { Cells, Keyed, NoteMeta, NoteStore, SheetRow, TabRow } from "./store.js";
-import type { TabEdit } from "./tab-edit.js";
-import { newRowId } from "./tab-id.js";
+import { fail, ok, type Result } from "../result.js";
+import type { Cells, Keyed, NoteMeta, NoteStore, SheetRow, TabRow } from "../store.js";
+import type { TabEdit } from "./edit.js";
+import { newRowId } from "./ids.js";
 
 /** The row with exactly this ID in this Sheet. Never an index. */
 export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {

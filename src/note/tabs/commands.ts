@@ -3,21 +3,21 @@
  * the person also adds a tab where they like, renames, moves and deletes.
  * Every one names an existing tab by its exact ID (tabs.ts).
  */
-import { openNote } from "./access.js";
-import type { Caller, Input, TabContent, TabList } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { invalidArguments, wrongTabType } from "./errors.js";
-import { decodeItemsCursor, encodeItemsCursor, ITEMS_CURSOR_LENGTH, type ItemsCursor } from "./cursor.js";
-import { asGiven, type KeyedWrite } from "./keyed-write.js";
-import { LIMITS } from "./limits.js";
-import type { PersonChange } from "./person-change.js";
-import { fail, ok, type Result } from "./result.js";
+import { openNote } from "../pipeline/access.js";
+import type { Caller, Input, TabContent, TabList } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { invalidArguments, wrongTabType } from "../errors.js";
+import { decodeItemsCursor, encodeItemsCursor, ITEMS_CURSOR_LENGTH, type ItemsCursor } from "../cursor.js";
+import { asGiven, type KeyedWrite } from "../pipeline/keyed-write.js";
+import { LIMITS } from "../limits.js";
+import type { PersonChange } from "../pipeline/person-change.js";
+import { fail, ok, type Result } from "../result.js";
 import { newRows, unknownColumns } from "./sheets.js";
 import { newSlides, numbered } from "./slides.js";
-import type { Keyed, NoteStore, TabRow } from "./store.js";
-import { ADDABLE_TAB_TYPES } from "./tab-id.js";
-import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./tabs.js";
-import { Checks, fields, noFields } from "./validate.js";
+import type { Keyed, NoteStore, TabRow } from "../store.js";
+import { ADDABLE_TAB_TYPES } from "./ids.js";
+import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./find.js";
+import { Checks, fields, noFields } from "../validate.js";
 
 /** `list_note_tabs`: every tab in strip order, with the version a write must carry. */
 export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Result<TabList> {
@@ -98,7 +98,7 @@ function fit<T>(read: readonly T[], limit: unknown, byDefault: number, chars: (i
 /**
  * Where a page after this cursor starts: after its last item, wherever that
  * item's key is now (a person's move that found no free key gives the whole
- * tab new keys: src/note/order.ts). When that item is gone, from the key it
+ * tab new keys: src/note/tabs/order.ts). When that item is gone, from the key it
  * had, inclusive: an item appended since may hold that very key, and the page
  * had not shown it.
  */

@@ -4,13 +4,13 @@
  * version bump. A change that changes nothing commits nothing.
  */
 import { openNote } from "./access.js";
-import { operationOf, touchedBy, type Touched } from "./changes.js";
-import type { Caller, Changed, CommandName } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { tellMembers } from "./directory.js";
-import { ok, type Result } from "./result.js";
-import type { NoteMeta } from "./store.js";
-import { Checks, fields } from "./validate.js";
+import { operationOf, touchedBy, type Touched } from "../changes.js";
+import type { Caller, Changed, CommandName } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { tellMembers } from "../directory.js";
+import { ok, type Result } from "../result.js";
+import type { NoteMeta } from "../store.js";
+import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */

@@ -3,12 +3,12 @@
  * Note. A page already attached under any spelling of its URL comes back as
  * it is, with nothing written, as the desktop app refuses a link it has.
  */
-import type { Input } from "./commands.js";
-import { limitExceeded } from "./errors.js";
-import type { KeyedWrite } from "./keyed-write.js";
-import { LIMITS } from "./limits.js";
-import { fail, ok } from "./result.js";
-import { clip } from "./unicode.js";
+import type { Input } from "../commands.js";
+import { limitExceeded } from "../errors.js";
+import type { KeyedWrite } from "../pipeline/keyed-write.js";
+import { LIMITS } from "../limits.js";
+import { fail, ok } from "../result.js";
+import { clip } from "../unicode.js";
 import { parseSourceUrl, type ParsedUrl } from "./url.js";
 
 type ParsedPage = Extract<ParsedUrl, { ok: true }>;

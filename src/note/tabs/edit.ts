@@ -4,17 +4,17 @@
  * agent's keyed-write pipeline (edit_note_tab) and by the person's (the app's
  * routes, which may also move a slide or a row).
  */
-import { AGENT_EDITS, PERSON_EDITS, type Input, type TabEditFields, type TabEditName } from "./commands.js";
-import type { NoteContext } from "./context.js";
-import { wrongTabType } from "./errors.js";
-import { asGiven, type KeyedWrite } from "./keyed-write.js";
-import type { PersonChange } from "./person-change.js";
-import { fail, ok, type Result } from "./result.js";
+import { AGENT_EDITS, PERSON_EDITS, type Input, type TabEditFields, type TabEditName } from "../commands.js";
+import type { NoteContext } from "../context.js";
+import { wrongTabType } from "../errors.js";
+import { asGiven, type KeyedWrite } from "../pipeline/keyed-write.js";
+import type { PersonChange } from "../pipeline/person-change.js";
+import { fail, ok, type Result } from "../result.js";
 import { SHEET_EDITS } from "./sheets.js";
 import { SLIDE_EDITS } from "./slides.js";
-import type { NoteMeta, TabRow } from "./store.js";
-import { findTab, summary } from "./tabs.js";
-import type { Checks } from "./validate.js";
+import type { NoteMeta, TabRow } from "../store.js";
+import { findTab, summary } from "./find.js";
+import type { Checks } from "../validate.js";
 
 /** What an edit did: the Note's meta and the tab after it, and the slides or rows it touched. */
 export interface EditDone {

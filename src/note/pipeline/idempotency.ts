@@ -4,11 +4,11 @@
  * arguments that produced it; a resend gets that result back, marked
  * `replayed`, and told whether its arguments differed from the first call's.
  */
-import type { KeyedCommand } from "./commands.js";
-import { fail, ok, type Result } from "./result.js";
-import { byCodePoint } from "./unicode.js";
-import { SLIDE_FIELDS } from "./validate.js";
-import type { NoteStore } from "./store.js";
+import type { KeyedCommand } from "../commands.js";
+import { fail, ok, type Result } from "../result.js";
+import { byCodePoint } from "../unicode.js";
+import { SLIDE_FIELDS } from "../validate.js";
+import type { NoteStore } from "../store.js";
 
 /** What every keyed write's result adds to its change. */
 export interface WriteOutcome {

@@ -3,11 +3,11 @@
  * its exact ID: finding one, deleting one and (the person only) moving one
  * are the same rules for both, here once.
  */
-import type { NoteError } from "./errors.js";
+import type { NoteError } from "../errors.js";
 import { moveItem } from "./order.js";
-import { fail, ok, type Result } from "./result.js";
-import type { Keyed, NoteStore, Sequence, SheetRow, Slide, TabRow } from "./store.js";
-import type { TabEdit } from "./tab-edit.js";
+import { fail, ok, type Result } from "../result.js";
+import type { Keyed, NoteStore, Sequence, SheetRow, Slide, TabRow } from "../store.js";
+import type { TabEdit } from "./edit.js";
 
 /** What tells slides from rows where either is named by ID. */
 export interface ItemKind<T extends { id: string }> {

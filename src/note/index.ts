@@ -1,0 +1,16 @@
+/**
+ * What the rest of src/ may import from the Note's rules. Tests and the
+ * simulations reach further in; the Worker's code comes through here.
+ */
+export { CHANGES_KEPT, type ChangeEntry } from "./changes.js";
+export { AGENT_EDITS, KEYED_COMMANDS, type Caller, type ChangePage, type CommandName, type CreatedTab, type EditedTab, type Input, type Output, type SlideOutput, type TabContent, type TabEditName, type WholeNote } from "./commands.js";
+export { ITEMS_CURSOR_LENGTH, decodeNotesCursor, encodeNotesCursor, type AttachmentKind } from "./cursor.js";
+export { foldTitle, type DirectoryEntry } from "./directory.js";
+export { fieldPath, invalidArguments, type Issue, type NoteError } from "./errors.js";
+export { DEFAULT_RETENTION_MS, LIMITS } from "./limits.js";
+export { Note } from "./note.js";
+export { fail, ok, type Result } from "./result.js";
+export { type Cells, type FileRow, type IdempotencyRecord, type Keyed, type NewFile, type NewSource, type NoteMeta, type NoteStore, type OwedEntry, type RecordedResult, type Sequence, type SheetRow, type Slide, type SourceRow, type TabRow } from "./store.js";
+export { newSlideId, type TabType } from "./tabs/ids.js";
+export { clip, invisible } from "./unicode.js";
+export { PROBLEMS, characterProblem, type TextRules } from "./validate.js";
