@@ -10,7 +10,7 @@ import { Note } from "../src/note/note.js";
 import type { Result } from "../src/note/result.js";
 import { stream, type Random } from "./random.js";
 import { seedOf, type Settings } from "./settings.js";
-import { count, markdownTable, percent, share } from "./table.js";
+import { count, markdownTable, share } from "./table.js";
 import type { Section } from "./report.js";
 import { AGENT, APP, EPOCH_MS } from "./in-process.js";
 

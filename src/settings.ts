@@ -42,7 +42,7 @@ export interface OidcSettings {
 }
 
 /** The raw variables this module reads. wrangler hands a `--var` that parses as JSON over as that JSON, so any type may arrive. */
-export interface SettingsVariables {
+interface SettingsVariables {
   PUBLIC_URL?: unknown;
   ACCESS_TOKEN_TTL_SECONDS?: unknown;
   LOCAL_SIGN_IN?: unknown;
@@ -56,8 +56,8 @@ export interface SettingsVariables {
   RATE_LIMITS?: unknown;
 }
 
-export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
-export const DEFAULT_LOCAL_USER = "alice";
+const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 3600;
+const DEFAULT_LOCAL_USER = "alice";
 /** A local user name: what the consent page accepts and LOCAL_USER must be. */
 export const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

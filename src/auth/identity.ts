@@ -10,7 +10,7 @@ import { USER_NAME, type Settings } from "../settings.js";
 import { OidcIdentity } from "./oidc.js";
 
 /** The two ways to sign in: the user is known on the consent page (local), or after it, at the provider. */
-export type IdentityProvider = LocalIdentity | OidcIdentity;
+type IdentityProvider = LocalIdentity | OidcIdentity;
 
 /** Local development: the user is whoever the page says (`login_hint`, then the typed name). */
 export class LocalIdentity {

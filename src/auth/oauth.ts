@@ -18,7 +18,7 @@ import { TokenCache } from "./token-cache.js";
 import { noteTokenError } from "./token-endpoint.js";
 
 /** What a grant stores for the routes: the user the token acts for, and the client's registered name. */
-export interface AuthProps {
+interface AuthProps {
   user: string;
   /** Absent on grants made before names were kept; null when the client registered none. */
   client_name?: string | null;
@@ -27,7 +27,7 @@ export interface AuthProps {
 export type ResourceContext = OAuthResourceContext<AuthProps>;
 
 /** A protected resource's handler: the app's fetch with the verified token in `ctx`. */
-export interface ResourceHandler {
+interface ResourceHandler {
   fetch(request: Request, env: Env, ctx: ResourceContext): Response | Promise<Response>;
 }
 
@@ -90,7 +90,7 @@ export function cachedSetupCount(): number {
  * else (no PUBLIC_URL) the request's own origin when it is a loopback one.
  * Null for an origin this deployment does not serve: the request is misdirected.
  */
-export function issuerFor(settings: Settings, url: URL): string | null {
+function issuerFor(settings: Settings, url: URL): string | null {
   if (settings.publicUrl !== null) return new URL(settings.publicUrl).host === url.host ? settings.publicUrl : null;
   return isLoopbackHostname(url.hostname) ? url.origin : null;
 }

@@ -22,7 +22,7 @@ import { tokenGrant } from "./token-cache.js";
  * again: the tabs of one browser that found their session over at the same
  * moment. KV's shortest expiry, and far longer than such a race.
  */
-export const REFRESH_REUSE_SECONDS = 60;
+const REFRESH_REUSE_SECONDS = 60;
 
 /**
  * The library says why a refresh failed only to its `onError` hook, which has

@@ -13,10 +13,10 @@
 import { z } from "zod";
 import { fieldPath, invalidArguments, type Issue, LIMITS, characterProblem, PROBLEMS, type TextRules, type Result } from "../note/index.js";
 
-export const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** A text field's rules at the edge: its bounds, the Note's character rules, and what a value of another type is told. */
-export interface TextField extends Omit<TextRules, "required"> {
+interface TextField extends Omit<TextRules, "required"> {
   /** 1: must not be empty (blank too, with nonBlank). */
   min?: 1;
   /** In UTF-16 code units. */
@@ -31,7 +31,7 @@ export interface TextField extends Omit<TextRules, "required"> {
  * (characterProblem, the Note's question in the Note's words). The bounds
  * stay zod checks so that tools/list's JSON Schema states them.
  */
-export function text({ min, max, wrongType, ...rules }: TextField = {}): z.ZodString {
+function text({ min, max, wrongType, ...rules }: TextField = {}): z.ZodString {
   let schema = z.string(wrongType === undefined ? undefined : { error: wrongType });
   if (min === 1) schema = schema.min(1, { error: rules.nonBlank === true ? PROBLEMS.blank : PROBLEMS.empty, abort: true });
   if (max !== undefined) schema = schema.max(max, { error: (issue) => PROBLEMS.tooLong(max, lengthOf(issue.input)), abort: true });
@@ -97,7 +97,7 @@ export const slideTitle = text({ min: 1, max: LIMITS.slideTitleLength, nonBlank:
 export const slideBody = text({ max: LIMITS.slideBodyLength });
 export const slideNotes = text({ max: LIMITS.slideNotesLength });
 
-export const slide = closed({
+const slide = closed({
   title: slideTitle.describe("The slide's title."),
   body: slideBody.optional().describe("The slide's text, plain or Markdown."),
   notes: slideNotes.optional().describe("Speaker notes."),
@@ -108,11 +108,11 @@ export const slides = (min: number, max: number) => z.array(slide).min(min).max(
 
 // A Sheet's columns and cells. Its sizes (cells, rows per call, columns, a cell's length) are limits the Note answers with limit_exceeded naming each, not bounds here.
 
-export const columnName = text({ min: 1, max: LIMITS.columnNameLength, nonBlank: true, oneLine: true, trimmed: true, name: true });
+const columnName = text({ min: 1, max: LIMITS.columnNameLength, nonBlank: true, oneLine: true, trimmed: true, name: true });
 export const columns = z.array(columnName).min(1);
 
 // Without a message of its own a union answers "Invalid input", which tells a model nothing to fix.
-export const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
+const cell = z.union([text(), z.number()], { error: "must be text or a finite number" });
 /** A cell of row_update: null empties it. */
 export const cellOrNull = z.union([cell, z.null()], { error: "must be text, a finite number, or null to empty the cell" });
 

@@ -86,6 +86,6 @@ export async function readJson(request: Request, refuse: Refuse, notJson?: (type
 }
 
 /** Whether a Content-Type names JSON: `application/json`, with any parameters (`; charset=utf-8`). */
-export function isJson(type: string | null): boolean {
+function isJson(type: string | null): boolean {
   return type !== null && type.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 }

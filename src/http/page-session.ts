@@ -24,18 +24,18 @@ import { escape, pageHtml } from "./html.js";
 
 type PageEnv = { Bindings: Env; Variables: { oauth: OAuthSetup } };
 
-export const PAGE_CLIENT_NAME = "osFoundry Notes page";
+const PAGE_CLIENT_NAME = "osFoundry Notes page";
 export const PAGES_PATH = "/notes";
 
 /** The session's routes under PAGES_PATH: Note IDs that could never have a page, so no Note takes them. */
 export const PAGE_ROUTE_NAMES: readonly string[] = ["sign-in", "callback", "sign-out"];
 export const CALLBACK_PATH = `${PAGES_PATH}/callback`;
 /** The access token for /api/v1. Strict: only this origin's own pages ever need it sent. On https it is `__Host-notes_session` (see `cookie`). */
-export const SESSION_COOKIE = "notes_session";
+const SESSION_COOKIE = "notes_session";
 /** The refresh token: only /notes/sign-in and /notes/sign-out read it. */
-export const REFRESH_COOKIE = "notes_refresh";
+const REFRESH_COOKIE = "notes_refresh";
 /** The flow under way: state, PKCE verifier, client, where to go back. */
-export const FLOW_COOKIE = "notes_sign_in";
+const FLOW_COOKIE = "notes_sign_in";
 
 /** A sign-in left this long on the consent page starts again. */
 const FLOW_SECONDS = 600;
@@ -169,7 +169,7 @@ export function bridgeSession(c: Context, issuer: string): Request {
  * Sec-Fetch-Site, an `Origin` equal to it. A Sec-Fetch-Site that says
  * otherwise decides, whatever the Origin.
  */
-export function sameOrigin(request: Request, issuer: string): boolean {
+function sameOrigin(request: Request, issuer: string): boolean {
   const site = request.headers.get("Sec-Fetch-Site");
   if (site !== null) return site === "same-origin";
   return request.headers.get("Origin") === new URL(issuer).origin;
@@ -291,7 +291,7 @@ function dropCookie(c: Context, issuer: string, which: PageCookie): void {
  * path on this origin under /notes/ (normalized, so `/notes/../x` and
  * `//host` do not pass), never one of the sign-in routes themselves.
  */
-export function returnPath(value: string | undefined, issuer: string): string | null {
+function returnPath(value: string | undefined, issuer: string): string | null {
   if (value === undefined || !value.startsWith("/") || value.length > 2048) return null;
   let url: URL;
   try {

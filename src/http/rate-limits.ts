@@ -15,17 +15,17 @@ import { settingsOf } from "../settings.js";
 import { failWith } from "./edge.js";
 
 /** The binding of each limit (wrangler.toml). */
-export type LimitName = "REGISTER_LIMIT" | "AUTHORIZE_LIMIT" | "TOOL_WRITE_LIMIT" | "TOOL_READ_LIMIT" | "PUBLIC_MCP_LIMIT";
+type LimitName = "REGISTER_LIMIT" | "AUTHORIZE_LIMIT" | "TOOL_WRITE_LIMIT" | "TOOL_READ_LIMIT" | "PUBLIC_MCP_LIMIT";
 
 /**
  * Every limit counts over a minute (`period = 60` in wrangler.toml). The binding
  * does not tell when its window ends, so a refusal says to wait one whole period:
  * by then the window that refused has certainly passed.
  */
-export const RETRY_AFTER_SECONDS = 60;
+const RETRY_AFTER_SECONDS = 60;
 
 /** Asks a limit about one key: null when the request may go on, else the seconds to wait before trying again. */
-export type Limiter = (key: string) => Promise<number | null>;
+type Limiter = (key: string) => Promise<number | null>;
 
 const unlimited: Limiter = async () => null;
 

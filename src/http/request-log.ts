@@ -20,7 +20,7 @@ import { clip } from "../note/index.js";
 import type { ToolCallFacts } from "../mcp/server.js";
 
 /** What a route knows about the request beyond its method, path and status. */
-export interface RequestFacts {
+interface RequestFacts {
   /** The user the token or the sign-in acts for. */
   user?: string;
   /** The OAuth client ID. */

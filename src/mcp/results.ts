@@ -12,7 +12,7 @@ export function successResult(value: unknown, page?: NotePage): CallToolResult {
 }
 
 /** The person's web page of a Note: where the user opens what an agent just wrote. */
-export interface NotePage {
+interface NotePage {
   noteId: string;
   url: string;
 }

@@ -47,7 +47,7 @@ export const IDS_PER_CHANGE = 20;
 export const CONFLICT_CHANGES = 20;
 
 /** The door decides who wrote: a connector's write is an agent's, even one whose caller names no client (it never hides as the person's). */
-export function actorOf(caller: Caller): Actor {
+function actorOf(caller: Caller): Actor {
   if (caller.channel === "app") return { kind: "person", user: caller.user };
   return { kind: "agent", user: caller.user, client_id: caller.client?.id ?? "(unknown)", client_name: caller.client?.name ?? null };
 }

@@ -23,7 +23,7 @@ export interface SlideInput {
   notes?: string | undefined;
 }
 
-export interface WriteInput {
+interface WriteInput {
   expected_version: number;
   idempotency_key: string;
 }
@@ -63,14 +63,14 @@ export interface TabEditFields {
   after_id?: string | null | undefined;
 }
 
-export interface RowOutput {
+interface RowOutput {
   /** The row's ID: fixed for its life, never reused in the Note. */
   id: string;
   index: number;
   cells: Cells;
 }
 
-export interface SourceItem {
+interface SourceItem {
   id: string;
   title: string;
   url: string;
@@ -78,7 +78,7 @@ export interface SourceItem {
   added_at: string;
 }
 
-export interface FileItem {
+interface FileItem {
   id: string;
   name: string;
   media_type: string;
@@ -214,7 +214,7 @@ export interface ChangePage {
   next_since_version: number | null;
 }
 
-export interface Commands {
+interface Commands {
   // The agent's tools.
   list_tabs: { input: Record<string, never>; output: TabList };
   read_tab: { input: { tab_id: string; limit?: number | undefined; cursor?: string | undefined }; output: TabContent };

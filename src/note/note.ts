@@ -21,7 +21,7 @@ import type { NoteMeta, NoteStore } from "./store.js";
 import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tabs/commands.js";
 import { CHANGE_TAB, EDIT_TAB } from "./tabs/edit.js";
 
-export interface NoteOptions {
+interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */
   now: () => number;
 }

@@ -56,7 +56,7 @@ export const PROBLEMS = {
 } as const;
 
 /** The first control character of `text` (but tab and line breaks), named by its code point and index. */
-export function controlCharacterAt(text: string): string | null {
+function controlCharacterAt(text: string): string | null {
   const at = text.search(CONTROL);
   if (at < 0) return null;
   const code = text.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0");
@@ -86,14 +86,14 @@ export function characterProblem(value: string, rules: TextRules): string | null
 }
 
 /** The idempotency key's rule: 1 to 256 printable ASCII characters. */
-export function idempotencyKeyProblem(key: string): string | null {
+function idempotencyKeyProblem(key: string): string | null {
   if (key.length === 0) return PROBLEMS.empty;
   if (key.length > LIMITS.idempotencyKeyLength) return PROBLEMS.tooLong(LIMITS.idempotencyKeyLength, key.length);
   return PRINTABLE_ASCII.test(key) ? null : PROBLEMS.printableAscii;
 }
 
 /** A column's name: the rules a name a cell is found by keeps. */
-export const COLUMN_NAME: TextRules = { required: true, nonBlank: true, oneLine: true, trimmed: true, name: true };
+const COLUMN_NAME: TextRules = { required: true, nonBlank: true, oneLine: true, trimmed: true, name: true };
 
 export class Checks {
   readonly issues: Issue[] = [];

@@ -18,7 +18,7 @@ export const page = new Hono();
  * Only this origin's script, style and connections: `connect-src` names the
  * socket's ws(s) origin too, since browsers differ on whether 'self' covers it.
  */
-export function contentSecurityPolicy(origin: URL): string {
+function contentSecurityPolicy(origin: URL): string {
   const socketOrigin = `${origin.protocol === "https:" ? "wss:" : "ws:"}//${origin.host}`;
   return [
     "default-src 'self'",

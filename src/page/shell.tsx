@@ -8,8 +8,8 @@
 import type { FC, PropsWithChildren } from "hono/jsx";
 
 /** Where the page's script and style sheet are served (src/page/routes.ts). */
-export const SCRIPT_PATH = "/notes/app.js";
-export const STYLE_PATH = "/notes/app.css";
+const SCRIPT_PATH = "/notes/app.js";
+const STYLE_PATH = "/notes/app.css";
 
 const Section: FC<PropsWithChildren<{ id: string; title: string }>> = ({ id, title, children }) => (
   <section id={id} aria-labelledby={`${id}-title`}>

@@ -25,7 +25,7 @@ export interface ListedNote {
 }
 
 /** One page of the directory: entries after a Note ID, in Note ID order, filtered. */
-export interface PageQuery {
+interface PageQuery {
   /** The last Note ID of the previous page ("" for the first page). */
   after: string;
   limit: number;
@@ -35,7 +35,7 @@ export interface PageQuery {
   titleContains?: string | undefined;
 }
 
-export interface Page {
+interface Page {
   notes: ListedNote[];
   /** Whether entries follow the page. */
   more: boolean;

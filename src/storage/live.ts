@@ -14,7 +14,7 @@ import type { ChangeEntry, WholeNote } from "../note/index.js";
  * builds that request itself: nothing of the incoming request, this header
  * included, reaches the object.
  */
-export const LIVE_USER_HEADER = "X-Notes-Live-User";
+const LIVE_USER_HEADER = "X-Notes-Live-User";
 
 /**
  * The header that carries the token the socket was opened with, as the
@@ -22,7 +22,7 @@ export const LIVE_USER_HEADER = "X-Notes-Live-User";
  * key of its record in OAUTH_KV (never the token itself). Built by the Worker
  * as `LIVE_USER_HEADER` is.
  */
-export const LIVE_TOKEN_HEADER = "X-Notes-Live-Token";
+const LIVE_TOKEN_HEADER = "X-Notes-Live-Token";
 
 /** The close code for a socket whose Note is gone to its person: the member removed, or the Note deleted. */
 export const NOTE_GONE = 4404;

@@ -6,7 +6,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Caller } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { fail, ok, type Result } from "../../src/note/result.js";

@@ -23,7 +23,7 @@ export type Preview =
   | { kind: "message"; text: string };
 
 /** What to do with a tool result: show something now, or read the deck back through the host first. */
-export type Step =
+type Step =
   | { show: Preview }
   | {
       read: { note_id: string; tab_id: string };

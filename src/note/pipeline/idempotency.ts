@@ -11,7 +11,7 @@ import { SLIDE_FIELDS } from "../validate.js";
 import type { NoteStore } from "../store.js";
 
 /** What every keyed write's result adds to its change. */
-export interface WriteOutcome {
+interface WriteOutcome {
   /** The version the first call committed as (or found, when it changed nothing). */
   version: number;
   replayed: boolean;

@@ -20,7 +20,7 @@ import { checkVersion, commitVersion, nextVersion } from "./version.js";
  * meta after it and the write's first result (at the version it commits as,
  * not replayed), or an answer that writes nothing.
  */
-export type KeyedApplied<K extends KeyedCommand> =
+type KeyedApplied<K extends KeyedCommand> =
   | { commit: true; meta: NoteMeta; result: Output<K> }
   /** Nothing to change: the answer at the current version; `recordKey` keeps it under the key all the same. */
   | { commit: false; answer: Output<K>; recordKey?: boolean };

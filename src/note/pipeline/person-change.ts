@@ -14,7 +14,7 @@ import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-export type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched } & Omit<Partial<Changed>, "note_id" | "version">);
+type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {

@@ -36,7 +36,7 @@ export function nextVersion(meta: NoteMeta): number {
 }
 
 /** What a committed change tells the log: who, the operation, and what it touched. */
-export interface Commit {
+interface Commit {
   caller: Caller;
   operation: string;
   touched: Touched;

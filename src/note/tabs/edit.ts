@@ -17,7 +17,7 @@ import { findTab, summary } from "./find.js";
 import type { Checks } from "../validate.js";
 
 /** What an edit did: the Note's meta and the tab after it, and the slides or rows it touched. */
-export interface EditDone {
+interface EditDone {
   meta: NoteMeta;
   /** The tab as it is to be written; the very object given when its row does not change. */
   tab: TabRow;

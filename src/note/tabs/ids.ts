@@ -6,7 +6,7 @@
 export const FIXED_TABS = ["markdown", "files", "sources"] as const;
 export const ADDABLE_TAB_TYPES = ["slides", "sheet"] as const;
 
-export type FixedTabType = (typeof FIXED_TABS)[number];
+type FixedTabType = (typeof FIXED_TABS)[number];
 export type AddableTabType = (typeof ADDABLE_TAB_TYPES)[number];
 export type TabType = FixedTabType | AddableTabType;
 

@@ -10,7 +10,7 @@ import type { Keyed, NoteStore, Sequence, SheetRow, Slide, TabRow } from "../sto
 import type { TabEdit } from "./edit.js";
 
 /** What tells slides from rows where either is named by ID. */
-export interface ItemKind<T extends { id: string }> {
+interface ItemKind<T extends { id: string }> {
   readonly what: "slide" | "row";
   readonly tabType: "slides" | "sheet";
   readonly items: (store: NoteStore) => Sequence<T>;

@@ -54,7 +54,7 @@ export function moveItem<T extends { id: string }>(items: Sequence<T>, tabId: st
  * Gives every item of the tab a fresh key, in order, all above the keys in use
  * (so no new key meets an old one on the way); returns the items as rewritten.
  */
-export function rekey<T extends { id: string }>(items: Sequence<T>, tabId: string): Keyed<T>[] {
+function rekey<T extends { id: string }>(items: Sequence<T>, tabId: string): Keyed<T>[] {
   const all = items.all(tabId);
   const keys = appendKeys(all.at(-1)?.key ?? null, all.length);
   return all.map((item, i) => {

@@ -16,7 +16,7 @@ import type { TabEdit } from "./edit.js";
 import { newRowId } from "./ids.js";
 
 /** The row with exactly this ID in this Sheet. Never an index. */
-export function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {
+function findRow(store: NoteStore, tab: TabRow, rowId: string): Result<Keyed<SheetRow>> {
   return findItem(ROWS, store, tab, rowId);
 }
 
@@ -62,7 +62,7 @@ function knownColumns(path: string, rows: readonly Readonly<Record<string, unkno
 }
 
 /** Refuses more rows than a Sheet may hold. */
-export function roomForRows(tab: { id: string; row_count: number }, adding: number): Result<null> {
+function roomForRows(tab: { id: string; row_count: number }, adding: number): Result<null> {
   if (tab.row_count + adding <= LIMITS.rowsPerSheet) return ok(null);
   return fail(limitExceeded("rows_per_sheet", LIMITS.rowsPerSheet, `Tab "${tab.id}" has ${tab.row_count} rows; ${adding} more would pass the limit`));
 }

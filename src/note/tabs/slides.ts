@@ -18,7 +18,7 @@ import { findTab, summary } from "./find.js";
 import { SLIDE_FIELDS } from "../validate.js";
 
 /** The slide with exactly this ID in this deck. Never an index, never a title. */
-export function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {
+function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {
   return findItem(SLIDES, store, tab, slideId);
 }
 

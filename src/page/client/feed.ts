@@ -37,7 +37,7 @@ const WORDS: Readonly<Record<string, string>> = {
  * One line of the activity feed, in parts: every name in it (a client's, a user's, a member's)
  * is shown isolated (`<bdi>`), so a direction mark inside one cannot reorder the rest of the line.
  */
-export interface FeedLine {
+interface FeedLine {
   /** The actor: an agent's client name (its ID when it registered none), or the person's user ID. */
   who: string;
   /** An agent's: the user it acts for. */

@@ -8,7 +8,7 @@
 import type { WholeNote } from "../../note/index.js";
 
 export type { Actor, ChangeEntry } from "../../note/changes.js";
-export type { SlideOutput as Slide, WholeNote as Note } from "../../note/commands.js";
+export type { WholeNote as Note } from "../../note/commands.js";
 export type { LiveMessage } from "../../storage/live.js";
 
 export type Tab = WholeNote["tabs"][number];
