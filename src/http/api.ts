@@ -158,8 +158,8 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   limit_exceeded: 422,
 };
 
-/** A path's Note ID that no Note can have. */
-const BAD_NOTE_ID = invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]);
+/** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */
+const pathNoteId = z.object({ note_id: noteIdSchema });
 
 /** Validates the body (or query), runs the operation on the Note, and answers. */
 async function run<K extends CommandName>(
@@ -171,12 +171,12 @@ async function run<K extends CommandName>(
   shape: (data: Record<string, unknown>) => Input<K> = (data) => data as Input<K>,
   status: 200 | 201 = 200,
 ): Promise<Response> {
-  const id = noteIdSchema.safeParse(noteId);
-  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
+  const id = parseArguments(pathNoteId, { note_id: noteId });
+  if (!id.ok) return errorResponse(c, id.error);
   const parsed = parseArguments(schema, source);
   if (!parsed.ok) return errorResponse(c, parsed.error);
   const caller: Caller = { user: c.get("principal").user, channel: "app" };
-  const result = await durableGateway(c.env).execute(id.data, caller, name, shape(parsed.value as Record<string, unknown>));
+  const result = await durableGateway(c.env).execute(id.value.note_id, caller, name, shape(parsed.value as Record<string, unknown>));
   return result.ok ? c.json(result.value as object, status) : errorResponse(c, result.error as NoteError);
 }
 
@@ -356,13 +356,13 @@ api.get("/notes/:id/live", async (c) => {
     c.header("Upgrade", "websocket");
     return c.json({ error: { code: "upgrade_required", message: "This route opens a WebSocket: send the request with Upgrade: websocket." } }, 426);
   }
-  const id = noteIdSchema.safeParse(c.req.param("id"));
-  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
+  const id = parseArguments(pathNoteId, { note_id: c.req.param("id") });
+  if (!id.ok) return errorResponse(c, id.error);
   const query = parseArguments(queries.live, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
   const since = (query.value as { since?: number }).since ?? null;
-  const opening = liveRequest({ noteId: id.data, user: c.get("principal").user, since, token: await liveTokenOf((c.executionCtx as ResourceContext).auth) });
-  const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.data)).fetch(opening);
+  const opening = liveRequest({ noteId: id.value.note_id, user: c.get("principal").user, since, token: await liveTokenOf((c.executionCtx as ResourceContext).auth) });
+  const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.value.note_id)).fetch(opening);
   if (answer.webSocket !== null) return answer;
   return errorResponse(c, ((await answer.json()) as { error: NoteError }).error);
 });

@@ -106,6 +106,25 @@ describe("other fields the two doors share", () => {
     expect((await api("POST", `/notes/${noteId}/tabs/${sheet.tab_id}/columns`, { columns: [" B"] })).body.error.issues).toEqual(name);
   });
 
+  it("a bad Note ID, in a route's path, in POST /notes's body or in a tool's note_id, in the same words", async () => {
+    const pattern = "must be letters, digits, '-' or '_', starting with a letter or digit";
+    for (const [noteId, problem] of [
+      ["x".repeat(LIMITS.noteIdLength + 1), `at most ${LIMITS.noteIdLength} UTF-16 code units (got ${LIMITS.noteIdLength + 1})`],
+      ["café", pattern],
+      ["-x", pattern],
+    ] as const) {
+      const told = { noteId, code: "invalid_arguments", issues: [{ path: "note_id", problem }], message: `Invalid arguments. note_id: ${problem}` };
+      const tool = await failure("list_note_tabs", { note_id: noteId });
+      const read = await api("GET", `/notes/${encodeURIComponent(noteId)}`);
+      const renamed = await api("PATCH", `/notes/${encodeURIComponent(noteId)}`, { title: "Renamed" });
+      const created = await api("POST", "/notes", { note_id: noteId, title: "New" });
+      for (const error of [tool, read.body.error, renamed.body.error, created.body.error]) {
+        expect({ noteId, code: error.code, issues: error.issues, message: error.message }).toEqual(told);
+      }
+      expect([read.status, renamed.status, created.status]).toEqual([400, 400, 400]);
+    }
+  });
+
   it("an unknown field names the fields taken, through either door", async () => {
     const { noteId, tabId, version } = await deck();
     const tool = await failure("edit_note_tab", { ...write(noteId, version), tab_id: tabId, operation: "slides_add_outline", slides: [{ title: "a", subtitle: "b" }] });
