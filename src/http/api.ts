@@ -14,6 +14,7 @@ import {
   closed,
   columns,
   cursor,
+  expectedVersion,
   fileName,
   itemId,
   markdown,
@@ -67,7 +68,7 @@ const notJson = (type: string | null) =>
 
 api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
-const expected_version = z.int().min(1).optional();
+const expected_version = expectedVersion.optional();
 /** Query text that must be a whole number: "abc" must read "must be a whole number", not the "required" a coerced NaN gives. */
 const wholeNumber = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number);
 

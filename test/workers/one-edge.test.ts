@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
-import { api, failure, newNote, ok } from "../support/workers.js";
+import { api, failure, fetchWorker, newNote, ok, rawMcp, tokenOf } from "../support/workers.js";
 
 async function deck(): Promise<{ noteId: string; tabId: string; slideId: string; version: number }> {
   const { noteId, version } = await newNote();
@@ -123,6 +123,29 @@ describe("other fields the two doors share", () => {
       }
       expect([read.status, renamed.status, created.status]).toEqual([400, 400, 400]);
     }
+  });
+
+  it("a version that is not a whole number, or that JSON reads as Infinity, is told in the Note's words through either door", async () => {
+    const { noteId, tabId, version } = await deck();
+    // Sent as written: JSON.stringify cannot spell 1e400, which JSON.parse reads as Infinity.
+    for (const [spelt, problem] of [
+      ["2.5", "must be a whole number"],
+      ["1e400", "must be a finite number"],
+    ] as const) {
+      const told = { spelt, issues: [{ path: "expected_version", problem }] };
+      const args = `{"note_id":${JSON.stringify(noteId)},"expected_version":${spelt},"idempotency_key":"bad-version","tab_type":"slides"}`;
+      const { result } = await rawMcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":${args}}}`);
+      expect(result.isError).toBe(true);
+      expect({ spelt, issues: JSON.parse(result.content[0].text).error.issues }).toEqual(told);
+      const response = await fetchWorker(`/api/v1/notes/${noteId}/tabs/${tabId}`, {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${await tokenOf("app")}`, "Content-Type": "application/json" },
+        body: `{"label":"Renamed","expected_version":${spelt}}`,
+      });
+      expect(response.status).toBe(400);
+      expect({ spelt, issues: ((await response.json()) as { error: { issues: unknown } }).error.issues }).toEqual(told);
+    }
+    expect((await ok("list_note_tabs", { note_id: noteId })).version).toBe(version);
   });
 
   it("an unknown field names the fields taken, through either door", async () => {
