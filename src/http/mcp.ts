@@ -16,6 +16,7 @@ import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
   createMcpHandler,
   isLegacyRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from "@modelcontextprotocol/server";
@@ -26,6 +27,7 @@ import type { Env } from "../env.js";
 import { createMcpServer, type CallHooks, type McpExchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { LIMITS } from "../note/limits.js";
+import { clip } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
@@ -135,6 +137,14 @@ function exchangeOf(authInfo: AuthInfo | undefined): McpExchange {
 /** Answers one parsed JSON-RPC body in the revision it is written in. */
 async function serve(request: Request, body: unknown, exchange: McpExchange): Promise<Response> {
   if (await isLegacyRequest(request, body)) {
+    // The SDK's answer to a revision it does not know lists only the 2025 ones, as if 2026-07-28 were not served.
+    // (initialize negotiates in its params; the SDK reads no header on it, nor does this.)
+    const revision = request.headers.get("MCP-Protocol-Version");
+    const initializes = messagesOf(body).some((message) => isObject(message) && (message as { method?: unknown }).method === "initialize");
+    if (revision !== null && !initializes && !SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) {
+      const known = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(", ");
+      return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${clip(revision, 40)} (supported versions: ${known}; ${MODERN_REVISION} with its _meta envelope in every request)`, idOf(body));
+    }
     const server = createMcpServer(exchange);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
@@ -242,6 +252,9 @@ function depthOver(value: unknown, max: number, depth = 0): boolean {
 const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 const BATCHES_REMOVED = "2025-06-18";
+
+/** The revision served with a per-request envelope (createMcpHandler); the SDK's SUPPORTED_PROTOCOL_VERSIONS are the 2025 transport's. */
+const MODERN_REVISION = "2026-07-28";
 
 /** Requests anyone may send without a token: they tell what this server is and offers, nothing about a Note or a user. */
 const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list", "resources/list", "resources/read"]);

@@ -245,6 +245,15 @@ describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Reque
     expect(message.error.message).toMatch(/Unsupported protocol version: zzz/);
   });
 
+  it("a revision the server does not speak is told with every one it does, 2026-07-28 too; initialize still negotiates in its params", async () => {
+    const { status, message } = await post('{"jsonrpc":"2.0","id":3,"method":"tools/list"}', { "MCP-Protocol-Version": "1999-01-01" });
+    expect({ status, id: message.id, code: message.error.code }).toEqual({ status: 400, id: 3, code: -32000 });
+    expect(message.error.message).toMatch(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2026-07-28, 2025-11-25, /);
+    const initialize = '{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}';
+    const negotiated = await post(initialize, { "MCP-Protocol-Version": "1999-01-01" });
+    expect({ status: negotiated.status, version: negotiated.message.result?.protocolVersion }).toEqual({ status: 200, version: "2025-11-25" });
+  });
+
   it("a well-formed request still passes", async () => {
     const { status, message } = await post('{"jsonrpc":"2.0","id":7,"method":"ping"}');
     expect({ status, id: message.id, result: message.result }).toEqual({ status: 200, id: 7, result: {} });
