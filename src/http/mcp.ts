@@ -145,6 +145,11 @@ async function serve(request: Request, body: unknown, exchange: McpExchange): Pr
       const known = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(", ");
       return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${clip(revision, 40)} (supported versions: ${known}; ${MODERN_REVISION} with its _meta envelope in every request)`, idOf(body));
     }
+    // 2026-07-28's discovery sent without that revision's headers and envelope: the SDK's bare "Method not found" says not why.
+    if (isObject(body) && (body as { method?: unknown }).method === "server/discover" && "id" in (body as object)) {
+      const message = `Method not found: server/discover is ${MODERN_REVISION}'s: send it with the MCP-Protocol-Version: ${MODERN_REVISION} and Mcp-Method headers and params._meta's protocolVersion and clientCapabilities (or initialize, for 2025-11-25)`;
+      return Response.json({ jsonrpc: "2.0", id: idOf(body), error: { code: -32601, message } });
+    }
     const server = createMcpServer(exchange);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);

@@ -63,6 +63,13 @@ describe("a malformed tools/call is a JSON-RPC error -32602, not -32603", () => 
     }
   });
 
+  it("server/discover sent 2025-style (no 2026-07-28 headers or envelope) is -32601 saying what that revision's request needs", async () => {
+    const { status, message } = await answer("server/discover", {});
+    expect({ status, code: message.error.code }).toEqual({ status: 200, code: -32601 });
+    expect(message.error.message).toContain("server/discover is 2026-07-28's");
+    expect(message.error.message).toContain("MCP-Protocol-Version: 2026-07-28");
+  });
+
   it("a task-augmented call runs as a plain call: this server declares no tasks capability, so it ignores task", async () => {
     const { noteId } = await newNote();
     const { message } = await answer("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId }, task: { ttl: 60_000 } });
