@@ -15,6 +15,7 @@
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
   createMcpHandler,
+  isJsonContentType,
   isLegacyRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
@@ -60,6 +61,8 @@ const unusable: Refuse = (problem, detail) => rpcError(400, -32700, `Parse error
 const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.mcpBodyBytes} bytes`);
 
 mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
+  // The media type before the body, in the SDK's words: a text/plain body is 415 whatever it holds (not −32700 when it is also broken).
+  if (!isJsonContentType(c.req.header("Content-Type") ?? "")) return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
   const invalid = invalidMessage(body, c.req.header("MCP-Protocol-Version"));
@@ -160,7 +163,7 @@ async function serve(request: Request, body: unknown, exchange: McpExchange): Pr
 }
 
 /** A JSON-RPC error the route answers itself: with the request's ID when it could be read, else none. */
-function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, message: string, id: string | number | null = null): Response {
+function rpcError(status: 400 | 403 | 404 | 405 | 413 | 415 | 429, code: number, message: string, id: string | number | null = null): Response {
   return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status });
 }
 
