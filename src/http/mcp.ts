@@ -15,7 +15,6 @@
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
   createMcpHandler,
-  isJsonContentType,
   isLegacyRequest,
   SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
@@ -31,7 +30,7 @@ import { LIMITS } from "../note/limits.js";
 import { clip } from "../note/unicode.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
-import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
+import { answerError, failWith, isJson, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
 import { addressKey, callerKey, limiterOf } from "./rate-limits.js";
 import { noteToolCall } from "./request-log.js";
@@ -62,7 +61,7 @@ const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.
 
 mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
   // The media type before the body, in the SDK's words: a text/plain body is 415 whatever it holds (not −32700 when it is also broken).
-  if (!isJsonContentType(c.req.header("Content-Type") ?? "")) return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+  if (!isJson(c.req.header("Content-Type") ?? null)) return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
   const invalid = invalidMessage(body, c.req.header("MCP-Protocol-Version"));
