@@ -182,11 +182,14 @@ async function run<K extends CommandName>(
 }
 
 function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
-  // The routes it names, with this request's Note in them when the path has a valid one.
+  // The routes it names, with this request's Note in them when the path has a valid one,
+  // and the tab the error is about when it names one that exists (a slide or row not in it).
   const id = noteIdSchema.safeParse(c.req.param("id"));
+  const tab = error.code !== "tab_not_found" && "tab_id" in error && typeof error.tab_id === "string" ? error.tab_id : null;
   const terms = (text: string) => {
     const routes = inApiTerms(text);
-    return id.success ? routes.replaceAll("{note_id}", id.data) : routes;
+    const withNote = id.success ? routes.replaceAll("{note_id}", id.data) : routes;
+    return tab === null ? withNote : withNote.replaceAll("{tab_id}", encodeURIComponent(tab));
   };
   const told: NoteError = { ...error, message: terms(error.message) };
   if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: terms(issue.problem) }));
