@@ -28,6 +28,7 @@ const BAD_TITLES: [string, unknown, string][] = [
   ["an emoji, which counts two units", `${"x".repeat(LIMITS.slideTitleLength - 1)}😀`, `at most ${LIMITS.slideTitleLength} UTF-16 code units (got ${LIMITS.slideTitleLength + 1})`],
   ["of the wrong type", 42, "expected string"],
   ["a control character", "bell\u0007", "must not contain control characters (U+0007 at index 4)"],
+  ["a control character alone, which is not merely blank", "\u0000", "must not contain control characters (U+0000 at index 0)"],
   ["blank", " \u200b ", "must not be empty or blank (spaces and invisible characters only)"],
 ];
 
