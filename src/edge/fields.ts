@@ -184,6 +184,12 @@ export function toIssues(issue: z.core.$ZodIssue): Issue[] {
       return issue.keys.map((key, i) => ({ path: formatPath([...issue.path, key]), problem: ours && i === 0 ? issue.message : "unexpected field" }));
     case "invalid_type":
       if (issue.input === undefined) return [{ path, problem: "required" }];
+      // A number of the wrong kind, in the Note's words: 2.5 where a whole number goes ("expected int" is zod's
+      // jargon), or 1e400, which JSON reads as Infinity (not "expected number": it is one).
+      if (typeof issue.input === "number" && !ours) {
+        if (issue.expected === "int") return [{ path, problem: "must be a whole number" }];
+        if (!Number.isFinite(issue.input)) return [{ path, problem: "must be a finite number" }];
+      }
       // A schema's own message for a value of the wrong type (zod's default starts "Invalid input").
       return [{ path, problem: ours ? issue.message : `expected ${issue.expected === "record" ? "object" : issue.expected}` }];
     case "invalid_value":

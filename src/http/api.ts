@@ -14,6 +14,7 @@ import {
   closed,
   columns,
   cursor,
+  expectedVersion,
   fileName,
   itemId,
   markdown,
@@ -63,7 +64,7 @@ const notJson = (type: string | null) =>
 
 api.use("*", limitBody(LIMITS.apiBodyBytes, tooLarge, unusable));
 
-const expected_version = z.int().min(1).optional();
+const expected_version = expectedVersion.optional();
 /** Query text that must be a whole number: "abc" must read "must be a whole number", not the "required" a coerced NaN gives. */
 const wholeNumber = z.string().regex(/^-?\d+$/, "must be a whole number").transform(Number);
 
@@ -154,8 +155,8 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   limit_exceeded: 422,
 };
 
-/** A path's Note ID that no Note can have. */
-const BAD_NOTE_ID = invalidArguments([{ path: "note_id", problem: "must be 1 to 64 letters, digits, '-' or '_', starting with a letter or digit" }]);
+/** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */
+const pathNoteId = z.object({ note_id: noteIdSchema });
 
 /** Validates the body (or query), runs the operation on the Note, and answers. */
 async function run<K extends CommandName>(
@@ -167,21 +168,24 @@ async function run<K extends CommandName>(
   shape: (data: Record<string, unknown>) => Input<K> = (data) => data as Input<K>,
   status: 200 | 201 = 200,
 ): Promise<Response> {
-  const id = noteIdSchema.safeParse(noteId);
-  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
+  const id = parseArguments(pathNoteId, { note_id: noteId });
+  if (!id.ok) return errorResponse(c, id.error);
   const parsed = parseArguments(schema, source);
   if (!parsed.ok) return errorResponse(c, parsed.error);
   const caller: Caller = { user: c.get("principal").user, channel: "app" };
-  const result = await durableGateway(c.env).execute(id.data, caller, name, shape(parsed.value as Record<string, unknown>));
+  const result = await durableGateway(c.env).execute(id.value.note_id, caller, name, shape(parsed.value as Record<string, unknown>));
   return result.ok ? c.json(result.value as object, status) : errorResponse(c, result.error as NoteError);
 }
 
 function errorResponse(c: Context<AppEnv>, error: NoteError): Response {
-  // The routes it names, with this request's Note in them when the path has a valid one.
+  // The routes it names, with this request's Note in them when the path has a valid one,
+  // and the tab the error is about when it names one that exists (a slide or row not in it).
   const id = noteIdSchema.safeParse(c.req.param("id"));
+  const tab = error.code !== "tab_not_found" && "tab_id" in error && typeof error.tab_id === "string" ? error.tab_id : null;
   const terms = (text: string) => {
     const routes = inApiTerms(text);
-    return id.success ? routes.replaceAll("{note_id}", id.data) : routes;
+    const withNote = id.success ? routes.replaceAll("{note_id}", id.data) : routes;
+    return tab === null ? withNote : withNote.replaceAll("{tab_id}", encodeURIComponent(tab));
   };
   const told: NoteError = { ...error, message: terms(error.message) };
   if ("issues" in told) told.issues = told.issues.map((issue) => ({ ...issue, problem: terms(issue.problem) }));
@@ -352,13 +356,13 @@ api.get("/notes/:id/live", async (c) => {
     c.header("Upgrade", "websocket");
     return c.json({ error: { code: "upgrade_required", message: "This route opens a WebSocket: send the request with Upgrade: websocket." } }, 426);
   }
-  const id = noteIdSchema.safeParse(c.req.param("id"));
-  if (!id.success) return errorResponse(c, BAD_NOTE_ID);
+  const id = parseArguments(pathNoteId, { note_id: c.req.param("id") });
+  if (!id.ok) return errorResponse(c, id.error);
   const query = parseArguments(queries.live, queryOf(c));
   if (!query.ok) return errorResponse(c, query.error);
   const since = (query.value as { since?: number }).since ?? null;
-  const opening = liveRequest({ noteId: id.data, user: c.get("principal").user, since, token: await liveTokenOf((c.executionCtx as ResourceContext).auth) });
-  const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.data)).fetch(opening);
+  const opening = liveRequest({ noteId: id.value.note_id, user: c.get("principal").user, since, token: await liveTokenOf((c.executionCtx as ResourceContext).auth) });
+  const answer = await c.env.NOTES.get(c.env.NOTES.idFromName(id.value.note_id)).fetch(opening);
   if (answer.webSocket !== null) return answer;
   return errorResponse(c, ((await answer.json()) as { error: NoteError }).error);
 });

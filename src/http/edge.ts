@@ -70,6 +70,11 @@ export async function readJson(request: Request, refuse: Refuse, notJson?: (type
   }
   const type = request.headers.get("Content-Type");
   if (notJson !== undefined && bytes.byteLength > 0 && !isJson(type)) throw failWith(notJson(type));
+  // Nothing here inflates a compressed body: said so, rather than "not valid UTF-8" of its gzip bytes.
+  const coding = request.headers.get("Content-Encoding")?.trim().toLowerCase();
+  if (bytes.byteLength > 0 && coding !== undefined && coding !== "" && coding !== "identity") {
+    throw failWith(refuse(`sent with Content-Encoding: ${coding.slice(0, 40)}, which this server does not decode; send it uncompressed`));
+  }
   let text: string;
   try {
     // JSON travels as UTF-8 (RFC 8259 §8.1); a lenient decoder would store U+FFFD for what was sent.
@@ -86,6 +91,6 @@ export async function readJson(request: Request, refuse: Refuse, notJson?: (type
 }
 
 /** Whether a Content-Type names JSON: `application/json`, with any parameters (`; charset=utf-8`). */
-function isJson(type: string | null): boolean {
+export function isJson(type: string | null): boolean {
   return type !== null && type.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
 }

@@ -16,6 +16,7 @@ import { JSONRPCMessageSchema } from "@modelcontextprotocol/core";
 import {
   createMcpHandler,
   isLegacyRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
 } from "@modelcontextprotocol/server";
@@ -25,10 +26,10 @@ import { SCOPES, type Principal } from "../auth/scopes.js";
 import type { Env } from "../env.js";
 import { createMcpServer, type CallHooks, type McpExchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
-import { LIMITS } from "../note/index.js";
+import { clip, LIMITS } from "../note/index.js";
 import { settingsOf } from "../settings.js";
 import { insufficientScope, principalOf } from "./auth.js";
-import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
+import { answerError, failWith, isJson, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway } from "./gateway.js";
 import { addressKey, callerKey, limiterOf } from "./rate-limits.js";
 import { noteToolCall } from "./request-log.js";
@@ -58,6 +59,8 @@ const unusable: Refuse = (problem, detail) => rpcError(400, -32700, `Parse error
 const tooLarge = () => rpcError(413, -32600, `Request body larger than ${LIMITS.mcpBodyBytes} bytes`);
 
 mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
+  // The media type before the body, in the SDK's words: a text/plain body is 415 whatever it holds (not −32700 when it is also broken).
+  if (!isJson(c.req.header("Content-Type") ?? null)) return rpcError(415, -32000, "Unsupported Media Type: Content-Type must be application/json");
   const body = await readJson(c.req.raw, unusable);
   if (body === undefined) throw failWith(unusable("empty"));
   const invalid = invalidMessage(body, c.req.header("MCP-Protocol-Version"));
@@ -135,6 +138,19 @@ function exchangeOf(authInfo: AuthInfo | undefined): McpExchange {
 /** Answers one parsed JSON-RPC body in the revision it is written in. */
 async function serve(request: Request, body: unknown, exchange: McpExchange): Promise<Response> {
   if (await isLegacyRequest(request, body)) {
+    // The SDK's answer to a revision it does not know lists only the 2025 ones, as if 2026-07-28 were not served.
+    // (initialize negotiates in its params; the SDK reads no header on it, nor does this.)
+    const revision = request.headers.get("MCP-Protocol-Version");
+    const initializes = messagesOf(body).some((message) => isObject(message) && (message as { method?: unknown }).method === "initialize");
+    if (revision !== null && !initializes && !SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) {
+      const known = [MODERN_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS].join(", ");
+      return rpcError(400, -32000, `Bad Request: Unsupported protocol version: ${clip(revision, 40)} (supported versions: ${known}; ${MODERN_REVISION} with its _meta envelope in every request)`, idOf(body));
+    }
+    // 2026-07-28's discovery sent without that revision's headers and envelope: the SDK's bare "Method not found" says not why.
+    if (isObject(body) && (body as { method?: unknown }).method === "server/discover" && "id" in (body as object)) {
+      const message = `Method not found: server/discover is ${MODERN_REVISION}'s: send it with the MCP-Protocol-Version: ${MODERN_REVISION} and Mcp-Method headers and params._meta's protocolVersion and clientCapabilities (or initialize, for 2025-11-25)`;
+      return Response.json({ jsonrpc: "2.0", id: idOf(body), error: { code: -32601, message } });
+    }
     const server = createMcpServer(exchange);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
@@ -145,7 +161,7 @@ async function serve(request: Request, body: unknown, exchange: McpExchange): Pr
 }
 
 /** A JSON-RPC error the route answers itself: with the request's ID when it could be read, else none. */
-function rpcError(status: 400 | 403 | 404 | 405 | 413 | 429, code: number, message: string, id: string | number | null = null): Response {
+function rpcError(status: 400 | 403 | 404 | 405 | 413 | 415 | 429, code: number, message: string, id: string | number | null = null): Response {
   return Response.json({ jsonrpc: "2.0", id, error: { code, message } }, { status });
 }
 
@@ -242,6 +258,9 @@ function depthOver(value: unknown, max: number, depth = 0): boolean {
 const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 const BATCHES_REMOVED = "2025-06-18";
+
+/** The revision served with a per-request envelope (createMcpHandler); the SDK's SUPPORTED_PROTOCOL_VERSIONS are the 2025 transport's. */
+const MODERN_REVISION = "2026-07-28";
 
 /** Requests anyone may send without a token: they tell what this server is and offers, nothing about a Note or a user. */
 const DISCOVERY = new Set(["initialize", "server/discover", "ping", "tools/list", "resources/list", "resources/read"]);

@@ -29,7 +29,7 @@ export function encodeNotesCursor(user: string, afterNoteId: string): string {
 
 /** The Note ID after which the next page starts, or null for a cursor not issued to this user. */
 export function decodeNotesCursor(user: string, cursor: string): string | null {
-  // Note IDs are 1 to 64 letters, digits, '-' or '_' (src/mcp/schemas.ts): never a '.'.
+  // Note IDs are 1 to 64 letters, digits, '-' or '_' (NOTE_ID_PATTERN, src/edge/fields.ts): never a '.'.
   const match = /^notes\.([A-Za-z0-9_-]{1,64})$/.exec(open(user, cursor, 160) ?? "");
   return match === null ? null : (match[1] as string);
 }

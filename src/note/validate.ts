@@ -65,16 +65,17 @@ function controlCharacterAt(text: string): string | null {
 
 /**
  * What is wrong with the characters of a text within its length, or null:
- * a lone surrogate, blank text, a control character, a line break, spaces at
+ * a lone surrogate, a control character, blank text, a line break, spaces at
  * either end, a name's hidden characters or another normal form. The edge
  * and the Note ask this same question.
  */
 export function characterProblem(value: string, rules: TextRules): string | null {
   const surrogate = loneSurrogateAt(value);
   if (surrogate >= 0) return notWellFormed(surrogate);
-  if (rules.nonBlank === true && invisible(value)) return PROBLEMS.blank;
+  // A control character is named where it is, even when nothing else is there ("\u0007" alone is not "blank").
   const control = controlCharacterAt(value);
   if (control !== null) return control;
+  if (rules.nonBlank === true && invisible(value)) return PROBLEMS.blank;
   if (rules.oneLine === true && LINE_BREAK.test(value)) return PROBLEMS.oneLine;
   if (rules.trimmed === true && value.trim() !== value) return PROBLEMS.trimmed;
   if (rules.name === true) {

@@ -8,6 +8,8 @@
  * app.route("/notes", page);
  */
 import { Hono } from "hono";
+import { escape, pageHtml } from "../http/html.js";
+import { clip } from "../note/index.js";
 import { APP_JS } from "./generated/app-js.js";
 import { Shell } from "./shell.js";
 import { APP_CSS } from "./style.js";
@@ -42,7 +44,7 @@ page.get("/app.js", () => new Response(APP_JS, { headers: { ...common, "Content-
 page.get("/icon.svg", () => new Response(ICON_SVG, { headers: { ...common, "Content-Type": "image/svg+xml", "Cache-Control": "max-age=86400" } }));
 page.get("/app.css", () => new Response(APP_CSS, { headers: { ...common, "Content-Type": "text/css; charset=utf-8", "Cache-Control": "no-cache" } }));
 
-// A Note ID's spelling (src/mcp/schemas.ts): anything else under /notes is not a page.
+// A Note ID's spelling (NOTE_ID_PATTERN in src/edge/fields.ts, at most 64): anything else under /notes is not a page.
 page.get("/:id{[A-Za-z0-9_-]{1,64}}", (c) => {
   const html = `<!doctype html>${String(<Shell />)}`;
   return c.body(html, 200, {
@@ -52,3 +54,16 @@ page.get("/:id{[A-Za-z0-9_-]{1,64}}", (c) => {
     "Cache-Control": "no-store",
   });
 });
+
+// One path segment that no Note ID spells (a link mistyped, cut or with an accent in it): a 404
+// that says why, rather than an empty page. Deeper paths stay the app's plain 404.
+page.get("/:other", (c) =>
+  c.html(
+    pageHtml(
+      "No such Note",
+      `<p>“${escape(clip(c.req.param("other"), 100))}” is not a Note ID: a Note ID is 1 to 64 letters, digits, '-' or '_', starting with a letter or digit. Check the link you followed.</p>`,
+    ),
+    404,
+    { ...common, "Cache-Control": "no-store" },
+  ),
+);

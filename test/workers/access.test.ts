@@ -115,6 +115,24 @@ describe("the protocol's own failures", () => {
     expect(((await broken.json()) as any).error.code).toBe(-32700);
   });
 
+  it("a body not sent as application/json is 415 before it is read, whether or not it is JSON", async () => {
+    const base = { Authorization: `Bearer ${TOKENS.agent}`, Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" };
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+    for (const [type, body] of [
+      ["text/plain", "{not json"],
+      ["text/plain", ping],
+      [undefined, ping],
+    ] as const) {
+      const headers: Record<string, string> = type === undefined ? { ...base } : { ...base, "Content-Type": type };
+      // A string body without a type would get text/plain from Request: a Blob of no type sends none.
+      const response = await fetchWorker("/mcp", { method: "POST", headers, body: type === undefined ? new Blob([body]) : body });
+      expect({ type, body, status: response.status }).toEqual({ type, body, status: 415 });
+      expect(((await response.json()) as any).error).toEqual({ code: -32000, message: "Unsupported Media Type: Content-Type must be application/json" });
+    }
+    const charset = await fetchWorker("/mcp", { method: "POST", headers: { ...base, "Content-Type": "application/json; charset=UTF-8" }, body: ping });
+    expect(charset.status).toBe(200);
+  });
+
   it("the person's API refuses a body over 1 MiB with 413 and writes nothing", async () => {
     const { noteId, version } = await newNote();
     const big = await api("PUT", `/notes/${noteId}/markdown`, { text: "x".repeat(1_100_000) });

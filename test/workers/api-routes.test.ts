@@ -81,6 +81,16 @@ describe("DELETE /notes/:id/tabs/:tab?expected_version=", () => {
     for (const answer of [stale, missing, cursor]) expect(JSON.stringify(answer.body)).not.toMatch(/list_note|read_note_tab/);
   });
 
+  it("a row index given as its ID is told the route that lists this very tab's rows, not a {tab_id} placeholder", async () => {
+    const { noteId, tabId } = await noteWithTab();
+    const answer = await api("PATCH", `/notes/${noteId}/tabs/${tabId}/rows/0`, { after_id: null });
+    expect(answer.body.error).toMatchObject({ code: "row_not_found", tab_id: tabId, row_id: "0" });
+    for (const text of [answer.body.error.message, answer.body.error.hint]) {
+      expect(text).toContain(`GET /api/v1/notes/${noteId}/tabs/${tabId} lists each row's id`);
+      expect(text).not.toContain("{tab_id}");
+    }
+  });
+
   it("refuses expected_version given in both the query and the body, even when they agree", async () => {
     const { noteId, tabId, version } = await noteWithTab();
     for (const inBody of [version, version - 1]) {

@@ -50,6 +50,13 @@ async function jsonOf(response: Response): Promise<{ status: number; body: any }
   return { status: response.status, body: await response.json() };
 }
 
+/** `text` gzipped, as a client that compresses its request bodies sends it. */
+function gzipped(text: string): Promise<ArrayBuffer> {
+  return new Response(new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer();
+}
+
+const NOT_DECODED = "sent with Content-Encoding: gzip, which this server does not decode; send it uncompressed";
+
 describe("POST /mcp", () => {
   it("a streamed body over 256 KiB without a Content-Length gets 413", async () => {
     const { status, body } = await jsonOf(await post("/mcp", TOKENS.agent, MCP_HEADERS, streamOf(300 * 1024)));
@@ -81,6 +88,12 @@ describe("POST /mcp", () => {
       expect({ what, status: answer.status, code: answer.body.error?.code, id: answer.body.id }).toEqual({ what, status: 400, code: -32700, id: null });
       expect(answer.body.error.message).toMatch(/^Parse error: /);
     }
+  });
+
+  it("a gzipped body is refused as one this server does not decode, not as bytes that are not UTF-8", async () => {
+    const body = await gzipped('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    const answer = await jsonOf(await post("/mcp", TOKENS.agent, { ...MCP_HEADERS, "Content-Encoding": "gzip" }, body));
+    expect({ status: answer.status, error: answer.body.error }).toEqual({ status: 400, error: { code: -32700, message: `Parse error: request body ${NOT_DECODED}` } });
   });
 });
 
@@ -117,6 +130,16 @@ describe("the person's API", () => {
       });
     }
     expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+  });
+
+  it("a gzipped body is invalid_arguments on (body) saying it is not decoded, and writes nothing; identity is no coding", async () => {
+    const { noteId, version } = await newNote();
+    const body = await gzipped(JSON.stringify({ text: "compressed" }));
+    const answer = await jsonOf(await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "application/json", "Content-Encoding": "gzip" }, body, "PUT"));
+    expect({ status: answer.status, issues: answer.body.error?.issues }).toEqual({ status: 400, issues: [{ path: "(body)", problem: NOT_DECODED }] });
+    expect((await api("GET", `/notes/${noteId}`)).body).toMatchObject({ version, markdown: "" });
+    const plain = await post(`/api/v1/notes/${noteId}/markdown`, TOKENS.app, { "Content-Type": "application/json", "Content-Encoding": "identity" }, JSON.stringify({ text: "plain" }), "PUT");
+    expect(plain.status).toBe(200);
   });
 
   it("a body sent as anything but application/json is 415 unsupported_media_type, even when it is JSON, and writes nothing", async () => {

@@ -63,6 +63,13 @@ describe("a malformed tools/call is a JSON-RPC error -32602, not -32603", () => 
     }
   });
 
+  it("server/discover sent 2025-style (no 2026-07-28 headers or envelope) is -32601 saying what that revision's request needs", async () => {
+    const { status, message } = await answer("server/discover", {});
+    expect({ status, code: message.error.code }).toEqual({ status: 200, code: -32601 });
+    expect(message.error.message).toContain("server/discover is 2026-07-28's");
+    expect(message.error.message).toContain("MCP-Protocol-Version: 2026-07-28");
+  });
+
   it("a task-augmented call runs as a plain call: this server declares no tasks capability, so it ignores task", async () => {
     const { noteId } = await newNote();
     const { message } = await answer("tools/call", { name: "list_note_tabs", arguments: { note_id: noteId }, task: { ttl: 60_000 } });
@@ -243,6 +250,15 @@ describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Reque
     const { status, message } = await post('[{"jsonrpc":"2.0","id":1,"method":"ping"}]', { "MCP-Protocol-Version": "zzz" });
     expect(status).toBe(400);
     expect(message.error.message).toMatch(/Unsupported protocol version: zzz/);
+  });
+
+  it("a revision the server does not speak is told with every one it does, 2026-07-28 too; initialize still negotiates in its params", async () => {
+    const { status, message } = await post('{"jsonrpc":"2.0","id":3,"method":"tools/list"}', { "MCP-Protocol-Version": "1999-01-01" });
+    expect({ status, id: message.id, code: message.error.code }).toEqual({ status: 400, id: 3, code: -32000 });
+    expect(message.error.message).toMatch(/^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: 2026-07-28, 2025-11-25, /);
+    const initialize = '{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}';
+    const negotiated = await post(initialize, { "MCP-Protocol-Version": "1999-01-01" });
+    expect({ status: negotiated.status, version: negotiated.message.result?.protocolVersion }).toEqual({ status: 200, version: "2025-11-25" });
   });
 
   it("a well-formed request still passes", async () => {

@@ -175,7 +175,7 @@ describe("bad input to list_notes, GET /notes and PATCH /notes/:id", () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ limit: 0 }, "limit", "at least 1"],
       [{ limit: 101 }, "limit", "at most 100"],
-      [{ limit: 2.5 }, "limit", "expected int"],
+      [{ limit: 2.5 }, "limit", "must be a whole number"],
       [{ title_contains: 7 }, "title_contains", "expected string"],
       [{ title_contains: "" }, "title_contains", "must not be empty"],
       [{ cursor: "bm90LWEtY3Vyc29y" }, "cursor", "not a cursor list_notes issued to you"],

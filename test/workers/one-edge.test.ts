@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../../src/note/limits.js";
-import { api, failure, newNote, ok } from "../support/workers.js";
+import { api, failure, fetchWorker, newNote, ok, rawMcp, tokenOf } from "../support/workers.js";
 
 async function deck(): Promise<{ noteId: string; tabId: string; slideId: string; version: number }> {
   const { noteId, version } = await newNote();
@@ -28,6 +28,7 @@ const BAD_TITLES: [string, unknown, string][] = [
   ["an emoji, which counts two units", `${"x".repeat(LIMITS.slideTitleLength - 1)}😀`, `at most ${LIMITS.slideTitleLength} UTF-16 code units (got ${LIMITS.slideTitleLength + 1})`],
   ["of the wrong type", 42, "expected string"],
   ["a control character", "bell\u0007", "must not contain control characters (U+0007 at index 4)"],
+  ["a control character alone, which is not merely blank", "\u0000", "must not contain control characters (U+0000 at index 0)"],
   ["blank", " \u200b ", "must not be empty or blank (spaces and invisible characters only)"],
 ];
 
@@ -104,6 +105,48 @@ describe("other fields the two doors share", () => {
     const name = [{ path: "columns[0]", problem: "must not start or end with spaces" }];
     expect((await failure("edit_note_tab", { ...write(noteId, sheet.version), tab_id: sheet.tab_id, operation: "columns_add", columns: [" B"] })).issues).toEqual(name);
     expect((await api("POST", `/notes/${noteId}/tabs/${sheet.tab_id}/columns`, { columns: [" B"] })).body.error.issues).toEqual(name);
+  });
+
+  it("a bad Note ID, in a route's path, in POST /notes's body or in a tool's note_id, in the same words", async () => {
+    const pattern = "must be letters, digits, '-' or '_', starting with a letter or digit";
+    for (const [noteId, problem] of [
+      ["x".repeat(LIMITS.noteIdLength + 1), `at most ${LIMITS.noteIdLength} UTF-16 code units (got ${LIMITS.noteIdLength + 1})`],
+      ["café", pattern],
+      ["-x", pattern],
+    ] as const) {
+      const told = { noteId, code: "invalid_arguments", issues: [{ path: "note_id", problem }], message: `Invalid arguments. note_id: ${problem}` };
+      const tool = await failure("list_note_tabs", { note_id: noteId });
+      const read = await api("GET", `/notes/${encodeURIComponent(noteId)}`);
+      const renamed = await api("PATCH", `/notes/${encodeURIComponent(noteId)}`, { title: "Renamed" });
+      const created = await api("POST", "/notes", { note_id: noteId, title: "New" });
+      for (const error of [tool, read.body.error, renamed.body.error, created.body.error]) {
+        expect({ noteId, code: error.code, issues: error.issues, message: error.message }).toEqual(told);
+      }
+      expect([read.status, renamed.status, created.status]).toEqual([400, 400, 400]);
+    }
+  });
+
+  it("a version that is not a whole number, or that JSON reads as Infinity, is told in the Note's words through either door", async () => {
+    const { noteId, tabId, version } = await deck();
+    // Sent as written: JSON.stringify cannot spell 1e400, which JSON.parse reads as Infinity.
+    for (const [spelt, problem] of [
+      ["2.5", "must be a whole number"],
+      ["1e400", "must be a finite number"],
+    ] as const) {
+      const told = { spelt, issues: [{ path: "expected_version", problem }] };
+      const args = `{"note_id":${JSON.stringify(noteId)},"expected_version":${spelt},"idempotency_key":"bad-version","tab_type":"slides"}`;
+      const { result } = await rawMcp(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_note_tab","arguments":${args}}}`);
+      expect(result.isError).toBe(true);
+      expect({ spelt, issues: JSON.parse(result.content[0].text).error.issues }).toEqual(told);
+      const response = await fetchWorker(`/api/v1/notes/${noteId}/tabs/${tabId}`, {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${await tokenOf("app")}`, "Content-Type": "application/json" },
+        body: `{"label":"Renamed","expected_version":${spelt}}`,
+      });
+      expect(response.status).toBe(400);
+      expect({ spelt, issues: ((await response.json()) as { error: { issues: unknown } }).error.issues }).toEqual(told);
+    }
+    expect((await ok("list_note_tabs", { note_id: noteId })).version).toBe(version);
   });
 
   it("an unknown field names the fields taken, through either door", async () => {

@@ -60,6 +60,22 @@ describe("GET /notes/:id", () => {
       expect(response.headers.get("Content-Security-Policy"), path).toBeNull();
     }
   });
+
+  it("tells a person who followed a link to what no Note ID spells why there is no page, escaped", async () => {
+    for (const [path, shown] of [
+      ["/notes/caf%C3%A9", "“café” is not a Note ID"],
+      ["/notes/a.b", "“a.b” is not a Note ID"],
+      ["/notes/%3Cb%3Ex", "“&#60;b&#62;x” is not a Note ID"],
+    ] as const) {
+      const response = await fetchWorker(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get("Content-Type"), path).toMatch(/^text\/html/);
+      const html = await response.text();
+      expect(html, path).toContain(shown);
+      expect(html, path).toContain("1 to 64 letters, digits, '-' or '_'");
+      expect(html, path).not.toContain("<b>");
+    }
+  });
 });
 
 describe("the page's script and style sheet", () => {
