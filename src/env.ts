@@ -1,4 +1,4 @@
-/** The Worker's bindings and variables (wrangler.toml); the variables are read only through `settingsOf` (src/settings.ts), BENCH_ROUTES aside. */
+/** The Worker's bindings and variables (wrangler.toml); the variables are read only through `settingsOf` (src/settings.ts). */
 import type { DirectoryObject } from "./storage/directory-object.js";
 import type { NoteObject } from "./storage/note-object.js";
 

@@ -17,7 +17,7 @@ import { personChange, type PersonChange } from "./pipeline/person-change.js";
 import { fail, ok, type Result } from "./result.js";
 import { SET_SLIDES } from "./tabs/slides.js";
 import { ADD_SOURCE } from "./attachments/sources.js";
-import type { NoteMeta, NoteStore } from "./store.js";
+import type { NoteStore } from "./store.js";
 import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tabs/commands.js";
 import { CHANGE_TAB, EDIT_TAB } from "./tabs/edit.js";
 
@@ -105,10 +105,5 @@ export class Note {
     });
     if (!result.ok) throw new Error(`pruning failed: ${result.error.message}`);
     return result.value;
-  }
-
-  /** The Note's current meta, or null before it was created. */
-  meta(): NoteMeta | null {
-    return this.#ctx.store.readMeta();
   }
 }

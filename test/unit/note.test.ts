@@ -58,8 +58,11 @@ class Fixture {
   readonly note: Note;
   #keys = 0;
 
+  /** The Note's store, read directly where a test looks beneath the operations. */
+  readonly store = new MemoryNoteStore();
+
   constructor(options: { create?: boolean; approved?: boolean; noteId?: string } = {}) {
-    this.note = new Note(options.noteId ?? "note-1", new MemoryNoteStore(), { now: () => this.clock });
+    this.note = new Note(options.noteId ?? "note-1", this.store, { now: () => this.clock });
     if (options.create === false) return;
     value(this.note.execute(APP, "create_note", { title: "Quarterly review" }));
     if (options.approved !== false) value(this.note.execute(APP, "set_approval", { approved: true }));
@@ -79,7 +82,7 @@ class Fixture {
   }
 
   version(): number {
-    const meta = this.note.meta();
+    const meta = this.store.readMeta();
     if (meta === null) throw new Error("no Note");
     return meta.version;
   }
@@ -107,7 +110,7 @@ class Fixture {
   /** Everything a caller can observe of the Note, to compare before and after a call. */
   snapshot(): unknown {
     return {
-      meta: this.note.meta(),
+      meta: this.store.readMeta(),
       whole: value(this.run(APP, "read_note", {})),
       sources: this.all("sources"),
       files: this.all("files"),
@@ -761,7 +764,7 @@ describe("access", () => {
       expect({ name, missing: failure(call(never, AGENT)).code }).toEqual({ name, missing: expected });
     }
     expect(alices.snapshot()).toEqual(before);
-    expect(never.note.meta()).toBeNull();
+    expect(never.store.readMeta()).toBeNull();
   });
 
   it("a non-member cannot learn whether a Note is approved", () => {
