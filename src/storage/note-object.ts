@@ -200,7 +200,11 @@ export class NoteObject extends DurableObject<Env> {
         closeSocket(ws, TOKEN_ENDED, "your session expired: sign in again");
         continue;
       }
-      if (token.recordKey !== null) byRecord.set(token.recordKey, [...(byRecord.get(token.recordKey) ?? []), ws]);
+      if (token.recordKey !== null) {
+        const sockets = byRecord.get(token.recordKey);
+        if (sockets === undefined) byRecord.set(token.recordKey, [ws]);
+        else sockets.push(ws);
+      }
       const check = nextTokenCheck(token, now);
       next = next === null ? check : Math.min(next, check);
     }

@@ -3,6 +3,7 @@
  * malformed request is a JSON-RPC error naming the problem, a bad argument an
  * `invalid_arguments` result naming the field, and neither writes anything.
  */
+import { JSONRPCRequestSchema } from "@modelcontextprotocol/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { failure, fetchWorker, newNote, ok, rawMcp, rpc, signInAs, TOKENS } from "../support/workers.js";
 
@@ -227,6 +228,26 @@ describe("a body that is JSON but not a JSON-RPC message is -32600 Invalid Reque
       const { status, message } = await post(body, body.startsWith("[") ? { "MCP-Protocol-Version": "2025-03-26" } : {});
       expect({ body, status, id: message.id, error: message.error }).toEqual({ body, status: 400, id, error: { code: -32600, message: `Invalid Request: ${problem}` } });
     }
+  });
+
+  it("a request's members past id, method and params are checked by hand exactly as the SDK's request schema checks them", async () => {
+    // src/http/mcp.ts checks a request's shape itself (the SDK parses it again behind it): each refusal here
+    // must be one the SDK's own JSONRPCRequestSchema makes too, and what it accepts must pass, so the copy cannot drift.
+    const task = "io.modelcontextprotocol/related-task";
+    const refusedCases: [Record<string, unknown>, string][] = [
+      [{ jsonrpc: "2.0", id: 4, method: "ping", extra: 1 }, '"extra": not a member of a JSON-RPC request'],
+      [{ jsonrpc: "2.0", id: 5, method: "ping", params: { _meta: { progressToken: 1.5 } } }, "params._meta.progressToken: expected a string or an integer"],
+      [{ jsonrpc: "2.0", id: 6, method: "ping", params: { _meta: { [task]: { taskId: 5 } } } }, `params._meta["${task}"].taskId: expected string`],
+    ];
+    for (const [request, problem] of refusedCases) {
+      expect({ request, sdk: JSONRPCRequestSchema.safeParse(request).success }).toEqual({ request, sdk: false });
+      const { status, message } = await post(JSON.stringify(request));
+      expect({ status, error: message.error }).toEqual({ status: 400, error: { code: -32600, message: `Invalid Request: ${problem}` } });
+    }
+    const accepted = { jsonrpc: "2.0", id: 7, method: "ping", params: { _meta: { progressToken: "p", [task]: { taskId: "t" } } } };
+    expect(JSONRPCRequestSchema.safeParse(accepted).success).toBe(true);
+    const { status, message } = await post(JSON.stringify(accepted));
+    expect({ status, id: message.id, result: message.result }).toEqual({ status: 200, id: 7, result: {} });
   });
 
   it("a body nested thousands of levels deep is refused by its depth, in either revision, not a 500", async () => {
