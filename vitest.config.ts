@@ -39,9 +39,10 @@ export default defineConfig({
     onConsoleLog: (log) => !(/\broute: /.test(log) && /\bduration_ms: /.test(log)),
     // Where the time went: the slowest files, one line at the end (test/support/slowest-reporter.ts).
     reporters: ["default", "./test/support/slowest-reporter.ts"],
-    // Two files at a time on a 2-core machine (vitest's default leaves one core to itself): each
-    // workerd file has a runtime and storage of its own. The e2e project runs after, one file at a time.
-    maxWorkers: 2,
+    // Three files at a time on a 2-core machine: two of the node, workers and limits projects (each
+    // workerd file has a runtime and storage of its own) and one e2e file, whose time goes mostly
+    // to waiting on its server (run after the rest, the e2e files left a core idle for a minute).
+    maxWorkers: 3,
     projects: [
       {
         test: {
@@ -89,9 +90,8 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
-          // One file at a time, after the other projects: the files on the shared server write its one demo Note.
+          // One file at a time, beside the other projects: the files on the shared server write its one demo Note.
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
           // One `wrangler dev` for the files that can share it (test/support/e2e-server.ts): its origin reaches them by inject("e2eOrigin").
           globalSetup: ["./test/support/e2e-global.ts"],
           testTimeout: 60_000,

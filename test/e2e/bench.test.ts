@@ -1,5 +1,5 @@
 /**
- * The benchmark harness works: `npm run bench -- --quick`, in process, gives
+ * The benchmark harness works: `npm run bench -- --quick` (shorter still), in process, gives
  * every workload a row with throughput, the Worker's CPU a call and no error
  * of any kind; the headline comparisons their rounds; the live sockets every
  * change; one Note's ceiling its conflicts answered; the cost table its rows;
@@ -11,12 +11,15 @@ import { QUICK } from "../../bench/options.js";
 import { markdownReport } from "../../bench/report.js";
 import { runBench } from "../../bench/run-bench.js";
 
-it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
-  const report = await runBench({ ...QUICK, log: () => undefined });
+/** The smallest run that still proves the harness: --quick's Notes and rounds, each load a tenth of a second, 20 calls between memory readings. */
+const SMALLEST = { ...QUICK, durationSec: 0.1, memoryCalls: 20 };
 
-  const [small, large] = QUICK.sourceCounts;
+it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
+  const report = await runBench({ ...SMALLEST, log: () => undefined });
+
+  const [small, large] = SMALLEST.sourceCounts;
   const attachments = [small, large].flatMap((n) => [`list_note_attachments_first_${n}`, `list_note_attachments_deep_${n}`]);
-  const sheets = QUICK.sheetRows.flatMap((n) => [`read_note_tab_sheet_first_${n}`, `read_note_tab_sheet_deep_${n}`]);
+  const sheets = SMALLEST.sheetRows.flatMap((n) => [`read_note_tab_sheet_first_${n}`, `read_note_tab_sheet_deep_${n}`]);
   expect(report.rows.map((r) => r.id)).toEqual([
     "get_root",
     "baseline",
@@ -32,9 +35,9 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
     ...attachments,
     ...sheets,
     "list_note_tabs_1_note",
-    `list_note_tabs_${QUICK.parallelNotes}_notes`,
+    `list_note_tabs_${SMALLEST.parallelNotes}_notes`,
     "slide_add_1_note",
-    `slide_add_${QUICK.parallelNotes}_notes`,
+    `slide_add_${SMALLEST.parallelNotes}_notes`,
   ]);
   for (const row of report.rows) {
     expect(row.result.throughput, row.id).toBeGreaterThan(0);
@@ -53,7 +56,7 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
     ["list_note_tabs_vs_baseline_early", 0, 1],
     ["list_note_tabs_vs_baseline", 0, 1],
     ["create_note_tab_vs_baseline", 0, 1],
-    [`list_note_tabs_${QUICK.parallelNotes}_notes_vs_1_note`, 0, 1],
+    [`list_note_tabs_${SMALLEST.parallelNotes}_notes_vs_1_note`, 0, 1],
   ]);
   for (const c of report.comparisons) {
     expect(c.ratio, c.id).toBeCloseTo(c.bRate / c.aRate, 6);
@@ -99,7 +102,7 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
   for (const id of [...attachments, ...sheets]) expect(report.costs.find((c) => c.id === id)?.rowsReadPerCall, id).toBeGreaterThan(0);
 
   // Memory: the Worker's workerd and its heap at the start, after the baseline calls, the tool calls, and as many again.
-  const calls = QUICK.memoryCalls;
+  const calls = SMALLEST.memoryCalls;
   expect(report.memory.map((m) => m.calls)).toEqual([0, calls, 2 * calls, 3 * calls]);
   for (const m of report.memory) {
     expect(m.rssBytes, m.label).toBeGreaterThan(2 ** 20);
