@@ -1,0 +1,43 @@
+/**
+ * @module
+ * The Markdown tab's panel: a text area the person edits and saves whole
+ * (`PUT /markdown`). What they typed is never overwritten by a re-read.
+ */
+import { write } from "./api.js";
+import { $, say } from "./dom.js";
+import { page } from "./state.js";
+
+/** The text the area was last filled with (or saved): the person's typing is what differs from it. */
+let markdownBase: string | null = null;
+
+/** Shows the Note's Markdown, unless the person is editing it. */
+export function syncMarkdown(text: string): void {
+  const area = $<HTMLTextAreaElement>("markdown-text");
+  if (markdownBase === null || area.value === markdownBase) {
+    area.value = text;
+    markdownBase = text;
+  } else if (text !== markdownBase) {
+    say("The Markdown was changed by someone else while you were editing. Your edits are kept here; saving them is refused until you discard them.");
+  }
+}
+
+export function bindMarkdown(): void {
+  $<HTMLFormElement>("markdown-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const note = page.note;
+    if (note === null) return;
+    if (markdownBase !== null && note.markdown !== markdownBase) {
+      say("Not saved: the Markdown was changed by someone else while you were editing. Copy what you need, then discard your edits to see theirs.");
+      return;
+    }
+    const text = $<HTMLTextAreaElement>("markdown-text").value;
+    void write("Save Markdown", "PUT", "/markdown", { text }).then((done) => {
+      if (done) markdownBase = text;
+    });
+  });
+  $("markdown-reload").addEventListener("click", () => {
+    markdownBase = null;
+    if (page.note !== null) syncMarkdown(page.note.markdown);
+    say("Your Markdown edits were discarded.");
+  });
+}
