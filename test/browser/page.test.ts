@@ -6,129 +6,25 @@
  * An agent builds a deck through the official MCP client while the page is
  * open; the person renames it from the keyboard; the server restarts while
  * writes go on, and the page catches up with nothing missing or doubled.
- * It saves the README's screenshots into docs/.
+ * `npm run screenshots` saves the README's screenshots from it into docs/.
  */
-import type { CallToolResult, Client } from "@modelcontextprotocol/client";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expect, beforeAll, describe, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
-import { orThrow, PersonApi } from "../../scripts/lib/person-api.js";
-import { signIn } from "../../scripts/lib/sign-in.js";
-import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
+import { orThrow, type PersonApi } from "../../scripts/lib/person-api.js";
+import type { LocalServer } from "../../scripts/local-server.js";
+import { AGENT, call, feedOf, newNote as newNoteOf, openPage as openPageOf, read as readOf, restartServer, shot, tabStrip, tabTo, useBrowserHarness, WAIT, type OpenPage } from "./harness.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const DOCS = fileURLToPath(new URL("../../docs/", import.meta.url));
-/** The agent's registered client name: the page must show its changes under it. */
-const AGENT = "Deck Builder (browser test)";
-const USER = "alice";
-/** Waits for the page: generous, since two cores are shared; how long it took is reported, never asserted. */
-const WAIT = { timeout: 60_000 };
-
+const harness = useBrowserHarness();
 let server: LocalServer;
-let persistDir = "";
-let port = 0;
-let browser: Browser;
 let people: PersonApi;
 let agentToken = "";
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package, or set CHROMIUM_PATH`);
-  persistDir = await tempPersistDir();
-  port = await freePort();
-  server = await startLocalServer({ port, persistTo: persistDir });
-  people = new PersonApi({ origin: server.url, token: (await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:app"], resource: "api" })).access_token });
-  agentToken = (await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp", clientName: AGENT })).access_token;
-  // Chromium's sandbox refuses to run as root (CI's containers): only then without it.
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: process.getuid?.() === 0 ? ["--no-sandbox"] : [] });
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (persistDir !== "") await removeDir(persistDir);
+beforeAll(() => {
+  ({ server, people, agentToken } = harness());
 });
 
-/** A new Note alice owns and approved for connectors; its ID and version. */
-async function newNote(title: string): Promise<{ noteId: string; version: number }> {
-  const noteId = `page-${crypto.randomUUID()}`;
-  return { noteId, version: await people.createApprovedNote(noteId, title) };
-}
-
-/**
- * Opens the Note's page in a fresh browser context, signing in as a person
- * does: the page's first read answers 401, its script goes to /notes/sign-in,
- * the local consent page is answered from the keyboard, and the callback's
- * cookie brings the browser back (as `user`, alice by default). Waits until the page is live.
- */
-async function openPage(
-  noteId: string,
-  { user = USER, beforeOpen, live = true }: { user?: string; beforeOpen?: (context: BrowserContext) => Promise<void>; live?: boolean } = {},
-): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await beforeOpen?.(context);
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(error.message));
-  // Failed loads are counted by their responses below, with their URLs.
-  page.on("console", (message) => {
-    if (message.type() === "error" && !message.text().startsWith("Failed to load resource")) problems.push(message.text());
-  });
-  let signedIn = false;
-  page.on("response", (response) => {
-    // Before sign-in: the 401 that sends the page to sign in, and the consent page's own requests.
-    if (!signedIn && (response.status() === 401 || !response.url().startsWith(`${server.url}/notes/`))) return;
-    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-  });
-  (page as Page & { problems: string[] }).problems = problems;
-  await page.goto(`${server.url}/notes/${noteId}`);
-  await page.waitForURL(/\/authorize\?/, WAIT);
-  const field = page.locator('input[name="user"]');
-  await field.fill(user);
-  await field.focus();
-  await page.keyboard.press("Enter"); // the form's first button: Allow
-  await page.waitForURL(`${server.url}/notes/${noteId}`, WAIT);
-  expect((await context.cookies()).map((cookie) => cookie.name)).toContain("notes_session");
-  signedIn = true;
-  if (live) await page.locator('#live-state[data-state="live"]').waitFor(WAIT);
-  return page;
-}
-
-/** Presses Tab until `selector` has the focus: proves it can be reached from the keyboard. */
-async function tabTo(page: Page, selector: string): Promise<void> {
-  for (let presses = 0; presses < 80; presses += 1) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) === true, selector)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`${selector} cannot be reached with Tab`);
-}
-
-/** The page's tab strip: each tab's label and exact ID, in order. */
-function tabStrip(page: Page): Promise<{ id: string; label: string }[]> {
-  return page.locator("#tab-strip button").evaluateAll((buttons) =>
-    buttons.map((b) => ({ id: b.getAttribute("data-tab-id") ?? "", label: b.querySelector(".label")?.textContent ?? "" })),
-  );
-}
-
-/** The activity feed as the page shows it: version, actor kind and operation of each line, in order. */
-function feedOf(page: Page): Promise<{ version: number; actor: string; operation: string; text: string }[]> {
-  return page.locator("#feed li").evaluateAll((items) =>
-    items.map((li) => ({ version: Number(li.getAttribute("data-version")), actor: li.getAttribute("data-actor") ?? "", operation: li.getAttribute("data-operation") ?? "", text: li.textContent ?? "" })),
-  );
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent;
-}
-
-async function shot(page: Page, name: string, selector?: string): Promise<void> {
-  const path = `${DOCS}${name}`;
-  if (selector === undefined) await page.screenshot({ path, fullPage: true });
-  else await page.locator(selector).screenshot({ path });
-}
+const newNote = (title: string) => newNoteOf(harness(), title);
+const openPage = (noteId: string, options: Parameters<typeof openPageOf>[2] = {}) => openPageOf(harness(), noteId, options);
+const read = <T,>(path: string) => readOf<T>(harness(), path);
 
 describe("the person's page, live", () => {
   it("acceptance 1: an agent's 12-slide deck appears without a reload under the client's name; the person renames it from the keyboard; the agent sees the new label under the same ID; the feed lists both in order", async () => {
@@ -196,7 +92,7 @@ describe("the person's page, live", () => {
       await page.setViewportSize({ width: 360, height: 800 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
       await shot(page, "page-narrow.png");
-      expect((page as Page & { problems: string[] }).problems).toEqual([]);
+      expect(page.problems).toEqual([]);
     } finally {
       await client.close();
       await page.context().close();
@@ -222,7 +118,7 @@ describe("the person's page, live", () => {
     const stopped = Date.now();
     await server.stop();
     await expect.poll(() => page.locator("#live-state").getAttribute("data-state"), WAIT).not.toBe("live");
-    server = await startLocalServer({ port, persistTo: persistDir });
+    server = await restartServer(harness());
     // The writes go on while the page is still away (it waits 0.5 s, 1 s, 2 s … between tries).
     for (let i = 0; i < 8; i += 1) await write();
     const api = await read<WholeNote>(`/notes/${noteId}`);
@@ -317,7 +213,7 @@ describe("the person's page, live", () => {
     await expect.poll(async () => (await feedOf(page)).slice(-6).map((line) => [line.actor, line.operation]), WAIT).toEqual(
       ["add_tab", "move_tab", "delete_tab", "set_markdown", "set_approval", "set_approval"].map((operation) => ["person", operation]),
     );
-    expect((page as Page & { problems: string[] }).problems).toEqual([]);
+    expect(page.problems).toEqual([]);
     await page.context().close();
   });
 
@@ -391,11 +287,4 @@ describe("the person's page, live", () => {
 interface WholeNote {
   version: number;
   tabs: { id: string; label: string; slides?: { id: string }[] }[];
-}
-
-/** A read through the person's API that must answer 200. */
-async function read<T>(path: string): Promise<T> {
-  const answer = await people.request("GET", path);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body as T;
 }
