@@ -4,7 +4,9 @@
  * write with the version the person is looking at (`expected_version`).
  */
 import { $, say } from "./dom.js";
+import { describeChange } from "./feed.js";
 import { noteBase, page } from "./state.js";
+import type { ChangeEntry } from "./types.js";
 
 export type ApiError = { code: string; message: string; [key: string]: unknown };
 export type Answer<T> = { ok: true; value: T } | { ok: false; status: number; error: ApiError };
@@ -52,11 +54,38 @@ function signIn(): void {
   location.assign(`/notes/sign-in?return=${encodeURIComponent(location.pathname)}`);
 }
 
+/** A write refused with `version_conflict`: the Note's version now and the changes since the version the page wrote on. */
+export interface Conflict {
+  expected_version: number;
+  current_version: number;
+  changes: ChangeEntry[];
+  /** False when `changes` is only the first of them (docs/api.md). */
+  changes_complete: boolean;
+}
+
+/** The changes of a conflict in words, one per change: "v12 Deck Builder changed a slide in tab slides-2-x". */
+export function conflictInWords(conflict: Conflict): string {
+  const lines = conflict.changes.map((entry) => {
+    const line = describeChange(entry);
+    return [`v${entry.version}`, line.who, line.what, line.tabId, line.subject].filter((part) => part !== undefined && part !== "").join(" ") + line.count;
+  });
+  if (!conflict.changes_complete) lines.push(`and ${conflict.current_version - conflict.expected_version - conflict.changes.length} more`);
+  return lines.join("; ");
+}
+
 /**
  * One write through the person's API with the version the person is looking at; `done` runs on
- * success, before the re-read shows it. A conflict re-reads and says so. Answers whether it was done.
+ * success, before the re-read shows it. A conflict re-reads, then goes to `onConflict` when given
+ * (which tells the person), else is said in general words. Answers whether it was done.
  */
-export async function write<T extends { version: number }>(what: string, method: string, path: string, body: Record<string, unknown> = {}, done?: (value: T) => void): Promise<boolean> {
+export async function write<T extends { version: number }>(
+  what: string,
+  method: string,
+  path: string,
+  body: Record<string, unknown> = {},
+  done?: (value: T) => void,
+  onConflict?: (conflict: Conflict) => void,
+): Promise<boolean> {
   if (page.note === null || page.stopped) return false;
   const version = page.note.version;
   const answer = method === "DELETE" ? await api<T>(method, `${path}?expected_version=${version}`) : await api<T>(method, path, { ...body, expected_version: version });
@@ -74,6 +103,10 @@ export async function write<T extends { version: number }>(what: string, method:
   }
   if (answer.error.code === "version_conflict") {
     await page.reread();
+    if (onConflict !== undefined) {
+      onConflict(answer.error as unknown as Conflict);
+      return false;
+    }
     say(`${what}: not done. The Note changed while you were looking at version ${version}; it now shows version ${page.note?.version ?? version}. Check it and try again.`);
     return false;
   }

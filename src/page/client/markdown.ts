@@ -31,8 +31,9 @@ export function bindMarkdown(): void {
       return;
     }
     const text = $<HTMLTextAreaElement>("markdown-text").value;
-    void write("Save Markdown", "PUT", "/markdown", { text }).then((done) => {
-      if (done) markdownBase = text;
+    // What was saved is the new base before the re-read shows it: the re-read must not take the person's own save for someone else's.
+    void write("Save Markdown", "PUT", "/markdown", { text }, () => {
+      markdownBase = text;
     });
   });
   $("markdown-reload").addEventListener("click", () => {
