@@ -38,9 +38,21 @@ button.danger { border-color: #b3261e; color: #b3261e; }
 .tab-strip button[aria-pressed="true"] { border: 2px solid var(--accent); font-weight: 600; }
 .tab-strip code { color: var(--muted); font-weight: normal; }
 .slides { padding-left: 1.5rem; }
-.slides li { margin: 0.5rem 0; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
-.slides .body, .slides .notes { white-space: pre-wrap; margin: 0.25rem 0; overflow-wrap: anywhere; }
+.slides > li { margin: 0.5rem 0; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+.slides > li.editing { border-color: var(--accent); }
+.slides .body p, .slides .body li, .slides .notes { white-space: pre-wrap; margin: 0.25rem 0; overflow-wrap: anywhere; }
+.slides .body ul, .slides .body ol { margin: 0.25rem 0; padding-left: 1.25rem; }
 .slides .notes { color: var(--muted); font-size: 0.9rem; }
+.slides .actions { margin-bottom: 0; }
+.slide-form { display: grid; gap: 0.5rem; min-width: 0; }
+.slide-form label { display: flex; }
+.slide-form input { width: 100%; }
+.slide-form .row { margin: 0; }
+.add-slide { margin-top: 1rem; border-top: 1px solid var(--line); padding-top: 0.75rem; }
+.slide-form .error { margin: 0; color: #b3261e; overflow-wrap: anywhere; }
+.slide-form .conflict { border-left: 4px solid #b3261e; padding: 0.25rem 0.5rem; background: var(--panel); overflow-wrap: anywhere; }
+.slide-form .conflict p { margin: 0 0 0.25rem; }
+.slide-form .conflict dd { white-space: pre-wrap; margin: 0 0 0.25rem 0.75rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
