@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { AGENT, call, newNote, openPage, read, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { AGENT, call, newNote, openPage, read, shot, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let h: Harness;
@@ -183,6 +183,7 @@ describe("the person edits slides on the page", () => {
       await tabTo(page, '[aria-label="Edit slide 1: Why now"]');
       await page.keyboard.press("Enter");
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      await shot(page, "page-slide-edit-narrow.png");
       await page.keyboard.press("Escape");
       expect(page.problems).toEqual([]);
       expect(other.problems).toEqual([]);
@@ -250,6 +251,7 @@ describe("the person edits slides on the page", () => {
       await page.keyboard.press("Enter");
       await expect.poll(() => conflictText(page).textContent(), WAIT).toContain(`v${agentVersion} ${AGENT} changed a slide in ${tabId}: 1 slide`);
       expect(await page.locator("#status").textContent()).toContain(AGENT);
+      await shot(page, "page-slide-conflict.png", "#tab-panel");
       expect(await bodyField(page).inputValue()).toBe("Mine, round 2");
       expect((await deckOf(noteId, tabId)).version).toBe(added.version);
       await tabTo(page, '[aria-label="Discard mine (slide 1: Plan)"]');

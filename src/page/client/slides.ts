@@ -98,8 +98,9 @@ export function renderSlides(tab: Tab): void {
     const at = wanted.length;
     wanted.splice(Math.min(at, edit.index - 1), 0, li);
   }
+  const kept = new Set(wanted);
   for (const [id, li] of view.items) {
-    if (wanted.includes(li)) continue;
+    if (kept.has(li)) continue;
     li.remove();
     view.items.delete(id);
     view.drawn.delete(id);
