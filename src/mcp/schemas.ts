@@ -173,6 +173,12 @@ function buildOutputs() {
     source_id: z.string().optional(),
     file_id: z.string().optional(),
     member: z.string().optional(),
+    note_title: z.string().optional(),
+    note_title_before: z.string().optional(),
+    tab_label: z.string().optional(),
+    tab_label_before: z.string().optional(),
+    source_title: z.string().optional(),
+    file_name: z.string().optional(),
   });
 
   const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean(), current_version: z.int().optional() };

@@ -115,7 +115,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "List a Note's changes",
     description:
       "Lists the Note's committed changes after since_version, oldest first: each with its version, time, who made it " +
-      "(the person, or an agent by its client's name), the operation, and the exact IDs it touched (tab, slides, rows, source). " +
+      "(the person, or an agent by its client's name), the operation, the exact IDs it touched (tab, slides, rows, source), " +
+      "and the names as they were at that version (tab_label, and tab_label_before for a rename; source_title; file_name; note_title). " +
       "Use it to see whether anyone touched your tab since the version you hold. " +
       `Up to ${LIMITS.changesPageSize} per call (default ${LIMITS.changesPageDefault}); pass next_since_version back as since_version until it is null. ` +
       `The log keeps the latest ${CHANGES_KEPT} changes: oldest_version is the first it still holds.`,

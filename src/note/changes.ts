@@ -5,6 +5,10 @@
  * operation) and where (the IDs it touched). Agents read it with
  * list_note_changes and in every version_conflict; the person's page follows
  * it live. It keeps the last CHANGES_KEPT entries: each commit drops at most one.
+ *
+ * An entry also keeps the names a reader needs, as they were at its version
+ * (a tab's label, a source's title, a file's name, the Note's title): a feed
+ * tells history as it was, not under today's names, without a read per entry.
  */
 import { openNote } from "./pipeline/access.js";
 import type { Caller, ChangePage } from "./commands.js";
@@ -12,6 +16,7 @@ import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
+import { FIXED_TAB_LABELS } from "./tabs/ids.js";
 import { Checks, fields } from "./validate.js";
 
 export type Actor = { kind: "person"; user: string } | { kind: "agent"; user: string; client_id: string; client_name: string | null };
@@ -27,7 +32,27 @@ export interface Touched {
   member?: string;
 }
 
-export interface ChangeEntry extends Touched {
+/**
+ * The names an entry keeps, as they were when it committed, each clipped to
+ * NAME_KEPT UTF-16 units (clipName). An entry written before they existed has
+ * none: a reader falls back to the IDs.
+ */
+export interface Names {
+  /** create_note, rename_note, delete_note: the Note's title after the change (before it, for delete_note). */
+  note_title?: string;
+  /** rename_note: the title before. */
+  note_title_before?: string;
+  /** Every entry with a tab_id: the tab's label after the change (before it, for delete_tab). */
+  tab_label?: string;
+  /** rename_tab: the label before. */
+  tab_label_before?: string;
+  /** add_source: the source's title. */
+  source_title?: string;
+  /** add_file: the file's name. */
+  file_name?: string;
+}
+
+export interface ChangeEntry extends Touched, Names {
   /** The version this change committed as. */
   version: number;
   /** When, ISO 8601. */
@@ -45,6 +70,16 @@ export const CHANGES_KEPT = 1000;
 export const IDS_PER_CHANGE = 20;
 /** The entries a version_conflict carries at most (list_note_changes has the rest). */
 export const CONFLICT_CHANGES = 20;
+
+/** A name an entry keeps is at most this many UTF-16 units (a longer one is cut and ends with "…"). */
+export const NAME_KEPT = 100;
+
+/** A name as an entry keeps it: at most NAME_KEPT UTF-16 units, a longer one cut to NAME_KEPT - 1 (never inside a surrogate pair) and "…". */
+export function clipName(name: string): string {
+  if (name.length <= NAME_KEPT) return name;
+  const end = /[\ud800-\udbff]/.test(name.charAt(NAME_KEPT - 2)) ? NAME_KEPT - 2 : NAME_KEPT - 1;
+  return `${name.slice(0, end)}…`;
+}
 
 /** The door decides who wrote: a connector's write is an agent's, even one whose caller names no client (it never hides as the person's). */
 function actorOf(caller: Caller): Actor {
@@ -105,20 +140,49 @@ export function isoTime(time: number): string {
 }
 
 const ID_LISTS = ["slide_ids", "row_ids"] as const;
+/** The names, in the order an entry lists them, after what it touched (the log's JSON is byte-stable). */
+const NAME_FIELDS = ["note_title", "note_title_before", "tab_label", "tab_label_before", "source_title", "file_name"] as const;
 
-/** Writes the entry of the change committing as `version`, and drops the one that falls out of the log. */
-export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched): void {
-  const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation, ...touched };
+/**
+ * Writes the entry of the change committing as `version`, and drops the one that falls out of the log.
+ * `names` are what the change knew (a label before a rename, a deleted tab's label, a source's title);
+ * the touched tab's label is read here, after the change, unless `names` gives it.
+ */
+export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched, names: Names = {}): void {
+  // What it touched in one fixed order, whatever order the change gave it in.
+  const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation };
+  if (touched.tab_id !== undefined) entry.tab_id = touched.tab_id;
   let omitted = 0;
   for (const list of ID_LISTS) {
     const ids = touched[list];
-    if (ids === undefined || ids.length <= IDS_PER_CHANGE) continue;
-    entry[list] = ids.slice(0, IDS_PER_CHANGE);
-    omitted += ids.length - IDS_PER_CHANGE;
+    if (ids === undefined) continue;
+    entry[list] = ids.length <= IDS_PER_CHANGE ? ids : ids.slice(0, IDS_PER_CHANGE);
+    omitted += Math.max(0, ids.length - IDS_PER_CHANGE);
   }
+  if (touched.source_id !== undefined) entry.source_id = touched.source_id;
+  if (touched.file_id !== undefined) entry.file_id = touched.file_id;
+  if (touched.member !== undefined) entry.member = touched.member;
   if (omitted > 0) entry.ids_omitted = omitted;
+  const label = names.tab_label ?? (touched.tab_id === undefined ? undefined : labelNow(ctx, touched.tab_id));
+  const kept: Names = label === undefined ? names : { ...names, tab_label: label };
+  for (const field of NAME_FIELDS) {
+    const name = kept[field];
+    if (name !== undefined) entry[field] = clipName(name);
+  }
   ctx.store.recordChange(entry);
   if (version > CHANGES_KEPT) ctx.store.dropChange(version - CHANGES_KEPT);
+}
+
+/** A tab's label now: a fixed tab's never changes; any other is read (the pipelines pass it, so this read is a safety net). */
+function labelNow(ctx: NoteContext, tabId: string): string | undefined {
+  return Object.hasOwn(FIXED_TAB_LABELS, tabId) ? FIXED_TAB_LABELS[tabId as keyof typeof FIXED_TAB_LABELS] : ctx.store.tab(tabId)?.label;
+}
+
+/** The tab label a write's result or a person's change reports (create_tab's `label`, a person's `tab`). */
+export function labelOf(result: object): Names {
+  const { label, tab } = result as { label?: unknown; tab?: { label?: unknown } };
+  const given = tab !== undefined ? tab.label : label;
+  return typeof given === "string" ? { tab_label: given } : {};
 }
 
 /**

@@ -55,7 +55,7 @@ export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   ctx.store.addMember(caller.user, "owner");
   FIXED_TABS.forEach((type, position) => ctx.store.insertTab({ id: type, type, label: FIXED_TAB_LABELS[type], position, slide_count: 0, row_count: 0, columns: [] }));
   if (args.markdown !== undefined) ctx.store.writeMarkdown(args.markdown);
-  logChange(ctx, caller, meta.version, "create_note", {});
+  logChange(ctx, caller, meta.version, "create_note", {}, { note_title: meta.title });
   tellMembers(ctx.store, meta);
   return ok({ note_id: ctx.id, title: meta.title, approved: false, version: 1 });
 }
@@ -149,7 +149,7 @@ export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
   validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true, oneLine: true }),
   apply: (_ctx, meta, i) => {
     const title = i.title.trim();
-    return meta.title === title ? ok("unchanged") : ok({ meta: { ...meta, title } });
+    return meta.title === title ? ok("unchanged") : ok({ meta: { ...meta, title }, names: { note_title: title, note_title_before: meta.title } });
   },
   tellsMembers: true,
 };
@@ -164,7 +164,7 @@ export const DELETE_NOTE: PersonChange<Input<"delete_note">> = {
   name: "delete_note",
   fields: [],
   validate: () => {},
-  apply: (_ctx, meta) => ok({ meta: { ...meta, deleted: true } }),
+  apply: (_ctx, meta) => ok({ meta: { ...meta, deleted: true }, names: { note_title: meta.title } }),
   tellsMembers: true,
 };
 

@@ -365,7 +365,7 @@ export class NoteModel {
           this.members.set(caller.user, "owner");
           this.strip = FIXED.map((id) => newTab(id, id, FIXED_LABEL[id] as string));
           this.markdown = typeof input.markdown === "string" ? input.markdown : "";
-          this.#log(caller, "create_note", {});
+          this.#log(caller, "create_note", { note_title: title });
         },
       }),
     };
@@ -882,7 +882,7 @@ export class NoteModel {
         return {
           writes: true,
           result: () => expected,
-          touched: () => ({ tab_id: "sources", source_id: expected.source_id }),
+          touched: () => ({ tab_id: "sources", source_id: expected.source_id, source_title: title }),
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
             this.sources.push({ seq, title, url: p.url, normalized_url: p.normalized, description: typeof input.description === "string" ? input.description : "" });
@@ -964,7 +964,13 @@ export class NoteModel {
       case "rename_note": {
         argument(oneLine(input.title, LIMIT.noteTitle));
         const title = String(input.title).trim();
-        return { failures, plan: () => (title === this.meta?.title ? {} : { apply: () => void ((this.meta as Meta).title = title) }) };
+        return {
+          failures,
+          plan: () => {
+            const before = this.meta?.title;
+            return title === before ? {} : { touched: () => ({ note_title: title, note_title_before: before }), apply: () => void ((this.meta as Meta).title = title) };
+          },
+        };
       }
       case "add_member": {
         argument(text(input.user, LIMIT.user, { required: true, nonBlank: true }));
@@ -1012,8 +1018,9 @@ export class NoteModel {
           plan: () => {
             const t = tab as Tab;
             const next = String(input.label).trim();
-            if (t.label === next) return {};
-            return { tab: () => summary({ ...t, label: next }, this.strip.indexOf(t)), touched: () => ({ tab_id: t.id }), apply: () => void (t.label = next) };
+            const before = t.label;
+            if (before === next) return {};
+            return { tab: () => summary({ ...t, label: next }, this.strip.indexOf(t)), touched: () => ({ tab_id: t.id, tab_label_before: before }), apply: () => void (t.label = next) };
           },
         };
       }
@@ -1043,8 +1050,8 @@ export class NoteModel {
         return {
           failures,
           plan: () => ({
-            // The deleted tab's ID: the answer no longer names it, the log does.
-            touched: () => ({ tab_id: (tab as Tab).id }),
+            // The deleted tab's ID and label: the answer no longer names it, the log does.
+            touched: () => ({ tab_id: (tab as Tab).id, tab_label: (tab as Tab).label }),
             apply: () => {
               this.strip = this.strip.filter((x) => x !== tab);
               this.slides.delete((tab as Tab).id);
@@ -1109,7 +1116,7 @@ export class NoteModel {
           failures,
           plan: () => ({
             file_id: `file-${seq}`,
-            touched: () => ({ tab_id: "files", file_id: `file-${seq}` }),
+            touched: () => ({ tab_id: "files", file_id: `file-${seq}`, file_name: String(input.name).trim() }),
             apply: () => {
               this.files.push({ seq, name: String(input.name).trim(), media_type: String(input.media_type), size_bytes: input.size_bytes as number });
               (this.meta as Meta).file_count += 1;
@@ -1185,8 +1192,9 @@ export class NoteModel {
   /**
    * The entry of the change that just committed as the Note's version: who (an
    * agent by its client, else the person), the operation, what it touched
-   * (lists of IDs cut to the first few, ids_omitted counting the rest), fields
-   * in the Note's order. The entry that falls out of the log goes.
+   * (lists of IDs cut to the first few, ids_omitted counting the rest), then the
+   * names as they are at this version, fields in the Note's order. The entry
+   * that falls out of the log goes.
    */
   #log(caller: Caller, operation: string, touched: Row): void {
     const version = this.version;
@@ -1208,6 +1216,12 @@ export class NoteModel {
       }
     }
     if (omitted > 0) entry.ids_omitted = omitted;
+    // The names as they are at this version (a tab's label read after the change, unless the change says it), each clipped.
+    const label = touched.tab_label ?? (touched.tab_id === undefined ? undefined : this.#tab(touched.tab_id)?.label);
+    const names: Row = { ...touched, tab_label: label };
+    for (const field of ["note_title", "note_title_before", "tab_label", "tab_label_before", "source_title", "file_name"]) {
+      if (typeof names[field] === "string") entry[field] = clipName(names[field] as string);
+    }
     this.log.set(version, entry);
     this.log.delete(version - LIMIT.changesKept);
   }
@@ -1552,4 +1566,11 @@ function withoutDiffer(value: Row, replay = true): Row {
 
 function withoutTimes(items: unknown): unknown {
   return Array.isArray(items) ? items.map((item: unknown) => (isRow(item) && typeof item.added_at === "string" ? { ...item, added_at: TIME } : item)) : items;
+}
+
+/** A name as a log entry keeps it (docs/spec.md): at most 100 UTF-16 units; a longer one is its first 99 (98 when the 99th would split a surrogate pair) and "…". */
+function clipName(name: string): string {
+  if (name.length <= 100) return name;
+  const code = name.charCodeAt(98);
+  return `${name.slice(0, code >= 0xd800 && code <= 0xdbff ? 98 : 99)}…`;
 }

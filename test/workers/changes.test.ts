@@ -54,7 +54,7 @@ describe("the change log", () => {
     });
     expect(conflict).toMatchObject({ code: "version_conflict", expected_version: deck.version, current_version: deck.version + 1, changes_complete: true });
     expect(conflict.changes).toEqual([
-      { version: deck.version + 1, at: expect.any(String), actor: { kind: "person", user: "alice" }, operation: "set_markdown", tab_id: "markdown" },
+      { version: deck.version + 1, at: expect.any(String), actor: { kind: "person", user: "alice" }, operation: "set_markdown", tab_id: "markdown", tab_label: "Markdown" },
     ]);
     expect(conflict.message).toMatch(/changes.*lists every change since your version: if none touched your target, retry with the current version/);
     // Nothing touched the deck: the same call at the current version goes through.

@@ -287,9 +287,9 @@ describe("durability", () => {
     // The agent by its OAuth client (its registered name is the sign-in's business, tested there).
     const agent = expect.objectContaining({ kind: "agent", user: "alice", client_id: expect.any(String) });
     const log = [
-      { version: before + 1, actor: agent, operation: "slide_add", tab_id: deck.tab_id, slide_ids: added.slide_ids },
-      { version: before + 2, actor: { kind: "person", user: "alice" }, operation: "rename_tab", tab_id: deck.tab_id },
-      { version: before + 3, actor: agent, operation: "add_source", tab_id: "sources", source_id: source.source_id },
+      { version: before + 1, actor: agent, operation: "slide_add", tab_id: deck.tab_id, slide_ids: added.slide_ids, tab_label: "Slides" },
+      { version: before + 2, actor: { kind: "person", user: "alice" }, operation: "rename_tab", tab_id: deck.tab_id, tab_label: "Renamed", tab_label_before: "Slides" },
+      { version: before + 3, actor: agent, operation: "add_source", tab_id: "sources", source_id: source.source_id, tab_label: "Sources", source_title: "R" },
     ];
     const whole = await changes({ since_version: 0, limit: 3 });
     // A full page that reaches the Note's version is the last.

@@ -8,7 +8,7 @@
 import { openNote } from "./access.js";
 import type { Caller, KeyedCommand, Output } from "../commands.js";
 import type { NoteContext } from "../context.js";
-import { operationOf, touchedBy } from "../changes.js";
+import { labelOf, operationOf, touchedBy, type Names } from "../changes.js";
 import { fingerprint, replay } from "./idempotency.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
@@ -21,7 +21,7 @@ import { checkVersion, commitVersion, nextVersion } from "./version.js";
  * not replayed), or an answer that writes nothing.
  */
 type KeyedApplied<K extends KeyedCommand> =
-  | { commit: true; meta: NoteMeta; result: Output<K> }
+  | { commit: true; meta: NoteMeta; result: Output<K>; names?: Names }
   /** Nothing to change: the answer at the current version; `recordKey` keeps it under the key all the same. */
   | { commit: false; answer: Output<K>; recordKey?: boolean };
 
@@ -107,7 +107,7 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
     return ok(applied.value.answer);
   }
   const { result } = applied.value;
-  commitVersion(ctx, applied.value.meta, { caller, operation: operationOf(tool, given.value), touched: touchedBy(result) });
+  commitVersion(ctx, applied.value.meta, { caller, operation: operationOf(tool, given.value), touched: touchedBy(result), names: { ...labelOf(result), ...applied.value.names } });
   record(result);
   return ok(result);
 }

@@ -4,7 +4,7 @@
  * version bump. A change that changes nothing commits nothing.
  */
 import { openNote } from "./access.js";
-import { operationOf, touchedBy, type Touched } from "../changes.js";
+import { labelOf, operationOf, touchedBy, type Names, type Touched } from "../changes.js";
 import type { Caller, Changed, CommandName } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { tellMembers } from "../directory.js";
@@ -14,7 +14,8 @@ import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched } & Omit<Partial<Changed>, "note_id" | "version">);
+/** `touched` and `names` go to the change log only, not into the answer. */
+type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; names?: Names } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
@@ -52,8 +53,13 @@ export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, calle
   const applied = change.apply(ctx, meta, given.value as I);
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
-  const { meta: changed = meta, touched, ...details } = applied.value;
-  const version = commitVersion(ctx, changed, { caller, operation: operationOf(change.name, given.value), touched: { ...touchedBy(details), ...touched } });
+  const { meta: changed = meta, touched, names, ...details } = applied.value;
+  const version = commitVersion(ctx, changed, {
+    caller,
+    operation: operationOf(change.name, given.value),
+    touched: { ...touchedBy(details), ...touched },
+    names: { ...labelOf(details), ...names },
+  });
   if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
   return ok({ note_id: ctx.id, version, ...details });
 }

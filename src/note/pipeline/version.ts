@@ -3,7 +3,7 @@
  * by agent or person, bumps it by one, and a write that read an older version
  * is refused. It never proves the target: the tab ID does that.
  */
-import { changesSince, logChange, type Touched } from "../changes.js";
+import { changesSince, logChange, type Names, type Touched } from "../changes.js";
 import type { Caller } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { fail, type Result } from "../result.js";
@@ -40,6 +40,8 @@ interface Commit {
   caller: Caller;
   operation: string;
   touched: Touched;
+  /** The names the entry keeps, as they are at this version (changes.ts). */
+  names?: Names;
 }
 
 /**
@@ -49,6 +51,6 @@ interface Commit {
 export function commitVersion(ctx: NoteContext, meta: NoteMeta, commit: Commit): number {
   const version = nextVersion(meta);
   ctx.store.writeMeta({ ...meta, version });
-  logChange(ctx, commit.caller, version, commit.operation, commit.touched);
+  logChange(ctx, commit.caller, version, commit.operation, commit.touched, commit.names);
   return version;
 }

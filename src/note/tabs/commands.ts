@@ -201,7 +201,7 @@ export const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
     if (found.value.label === label) return ok("unchanged");
     const renamed = { ...found.value, label };
     ctx.store.updateTab(renamed);
-    return ok({ tab: summary(renamed) });
+    return ok({ tab: summary(renamed), names: { tab_label_before: found.value.label } });
   },
 };
 
@@ -230,6 +230,6 @@ export const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
     if (!found.ok) return found;
     removeTab(ctx.store, i.tab_id);
     // The answer names no tab (it is gone); the log still says which one went.
-    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 }, touched: { tab_id: found.value.id } });
+    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 }, touched: { tab_id: found.value.id }, names: { tab_label: found.value.label } });
   },
 };

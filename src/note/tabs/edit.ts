@@ -96,7 +96,7 @@ export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab
       tab.type === "slides"
         ? { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, slides_added: added, slide_ids: ids, slide_count: tab.slide_count }
         : { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, row_ids: ids, row_count: tab.row_count, columns: tab.columns };
-    return ok(unchanged === true ? { commit: false, answer: result, recordKey: true } : { commit: true, meta: done.value.meta, result });
+    return ok(unchanged === true ? { commit: false, answer: result, recordKey: true } : { commit: true, meta: done.value.meta, result, names: { tab_label: tab.label } });
   },
 };
 
