@@ -95,7 +95,9 @@ export const Shell: FC = () => (
           </p>
         </Section>
         <Section id="activity" title="Activity">
-          <p class="hint">Every change to this Note, oldest first: agents are marked by the name of their client.</p>
+          <p class="hint">Every change to this Note, newest first, each with the names it had then: agents are marked by the name of their client.</p>
+          {/* New changes, in words, for a screen reader (the list itself is not a live region: a redraw would read it all). */}
+          <p id="feed-news" class="visually-hidden" role="status" aria-live="polite"></p>
           {/* It scrolls: focusable, so the keyboard can scroll it too. */}
           <ol id="feed" class="feed" tabindex={0} aria-labelledby="activity-title"></ol>
         </Section>

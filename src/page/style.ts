@@ -4,8 +4,8 @@
  * style). Readable from a 360-px-wide screen up; focus is always visible.
  */
 export const APP_CSS = `
-:root { color-scheme: light dark; --fg: #1b1b1f; --muted: #5b5b66; --line: #c9c9d1; --accent: #1a56db; --agent: #7a2e9e; --person: #0f6b3a; --bg: #fff; --panel: #f4f4f7; }
-@media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --muted: #a8a8b3; --line: #44444d; --accent: #8ab4ff; --agent: #d9a6f2; --person: #8fe0b0; --bg: #16161a; --panel: #202026; } }
+:root { color-scheme: light dark; --fg: #1b1b1f; --muted: #5b5b66; --line: #c9c9d1; --accent: #1a56db; --agent: #7a2e9e; --person: #0f6b3a; --bg: #fff; --panel: #f4f4f7; --fresh: #fff6c8; --fresh-strong: #ffe680; }
+@media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --muted: #a8a8b3; --line: #44444d; --accent: #8ab4ff; --agent: #d9a6f2; --person: #8fe0b0; --bg: #16161a; --panel: #202026; --fresh: #3a3413; --fresh-strong: #5c5110; } }
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header, main { max-width: 72rem; margin: 0 auto; padding: 0.75rem 1rem; }
@@ -64,5 +64,10 @@ th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: lef
 .feed .actor.agent { color: var(--agent); }
 .feed .actor.person { color: var(--person); }
 .feed .badge { font-size: 0.75rem; border: 1px solid currentColor; border-radius: 999px; padding: 0 0.4rem; color: var(--muted); }
+.feed a { color: var(--accent); }
+.feed li.fresh { background: var(--fresh); animation: feed-fresh 4s ease-out; }
+@keyframes feed-fresh { from { background: var(--fresh-strong); } to { background: var(--fresh); } }
+@media (prefers-reduced-motion: reduce) { .feed li.fresh { animation: none; } }
+.visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 [hidden] { display: none !important; }
 `;

@@ -78,11 +78,11 @@ describe("the person's page, live", () => {
       expect(listed.version).toBe(version + 2);
       expect(listed.tabs.find((tab: { id: string }) => tab.id === deck.tab_id)).toMatchObject({ id: deck.tab_id, label: "Q3 launch (final)", slide_count: 12 });
 
-      // The feed, in order: the agent's deck, then the person's rename, each once.
+      // The feed, newest first: the person's rename, then the agent's deck, each once.
       const feed = await feedOf(page);
-      expect(feed.map((line) => [line.version, line.actor, line.operation]).slice(-2)).toEqual([
-        [version + 1, "agent", "create_tab"],
+      expect(feed.map((line) => [line.version, line.actor, line.operation]).slice(0, 2)).toEqual([
         [version + 2, "person", "rename_tab"],
+        [version + 1, "agent", "create_tab"],
       ]);
       expect(new Set(feed.map((line) => line.version)).size).toBe(feed.length);
       expect(await page.locator("#tab-strip button").count()).toBe(listed.tabs.length);
@@ -137,7 +137,8 @@ describe("the person's page, live", () => {
     expect(await page.locator(".slides li").evaluateAll((items) => items.map((li) => li.getAttribute("data-slide-id")))).toEqual(deck?.slides?.map((s) => s.id));
     const log = await read<{ changes: { version: number; operation: string; actor: { kind: string } }[] }>(`/notes/${noteId}/changes?since_version=0&limit=200`);
     await expect.poll(async () => (await feedOf(page)).length, WAIT).toBe(log.changes.length);
-    expect((await feedOf(page)).map((line) => [line.version, line.actor, line.operation])).toEqual(log.changes.map((c) => [c.version, c.actor.kind, c.operation]));
+    // Newest first.
+    expect((await feedOf(page)).map((line) => [line.version, line.actor, line.operation])).toEqual(log.changes.map((c) => [c.version, c.actor.kind, c.operation]).reverse());
     expect(log.changes.at(-1)?.version).toBe(now.version);
     await page.context().close();
   });
@@ -210,8 +211,9 @@ describe("the person's page, live", () => {
 
     const now = await read<WholeNote>(`/notes/${noteId}`);
     await expect.poll(() => page.locator("#note-version").textContent(), WAIT).toBe(String(now.version));
-    await expect.poll(async () => (await feedOf(page)).slice(-6).map((line) => [line.actor, line.operation]), WAIT).toEqual(
-      ["add_tab", "move_tab", "delete_tab", "set_markdown", "set_approval", "set_approval"].map((operation) => ["person", operation]),
+    // Newest first.
+    await expect.poll(async () => (await feedOf(page)).slice(0, 6).map((line) => [line.actor, line.operation]), WAIT).toEqual(
+      ["set_approval", "set_approval", "set_markdown", "delete_tab", "move_tab", "add_tab"].map((operation) => ["person", operation]),
     );
     expect(page.problems).toEqual([]);
     await page.context().close();

@@ -14,7 +14,7 @@ import { api, SIGN_IN_AT, write } from "./api.js";
 import { loadAttachmentsPage } from "./attachments.js";
 import { $, h, say, setLive } from "./dom.js";
 import { describeChange } from "./feed.js";
-import { loadFeed, relabelFeed, renderFeed } from "./feed-view.js";
+import { loadFeed, renderFeed } from "./feed-view.js";
 import { bindMarkdown, syncMarkdown } from "./markdown.js";
 import { loadSheetPage } from "./sheet.js";
 import { renderSlides } from "./slides.js";
@@ -224,7 +224,6 @@ function render(): void {
   $("members").replaceChildren(...note.members.map((user) => h("li", {}, user)));
   $("approval-state").textContent = note.approved ? "approved" : "not approved";
   $("approval-toggle").textContent = note.approved ? "Revoke connector access" : "Approve for connectors";
-  relabelFeed();
 }
 
 function renderTabs(): void {

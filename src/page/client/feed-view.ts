@@ -1,12 +1,15 @@
 /**
  * @module
- * The activity feed on the page: the log's entries by version, one line each
- * (feed.ts words them), at most FEED_SHOWN of them.
+ * The activity feed on the page: the log's entries by version, newest first,
+ * one line each (feed.ts words them), at most FEED_SHOWN of them. An entry
+ * that arrives while the page is open is highlighted for a few seconds and
+ * announced in a polite live region; each line that names a tab links to the
+ * page opened on it.
  */
 import { api } from "./api.js";
 import { $, h, say } from "./dom.js";
-import { describeChange } from "./feed.js";
-import { feed, page } from "./state.js";
+import { describeChange, lineText, namedText, whenText, type FeedLine, type Named } from "./feed.js";
+import { feed, noteId } from "./state.js";
 import type { ChangeEntry } from "./types.js";
 
 /** The last 50 entries of the change log, for the feed. */
@@ -20,49 +23,96 @@ export async function loadFeed(version: number): Promise<void> {
   renderFeed();
 }
 
+/** The newest version the feed shows; 0 before it first drew. */
 let feedShown = 0;
 /** At most this many entries stay on the page (the log keeps 1,000). */
 const FEED_SHOWN = 500;
+/** How long a new entry stays highlighted. */
+export const FRESH_MS = 4000;
 
-export function renderFeed(): void {
-  const list = $("feed");
-  const versions = [...feed.keys()].sort((a, b) => a - b);
-  const item = (version: number) => {
-    const entry = feed.get(version) as ChangeEntry;
-    const line = describeChange(entry);
-    return h(
-      "li",
-      { "data-version": String(version), "data-actor": entry.actor.kind, "data-operation": entry.operation },
-      h("span", { class: "version" }, `v${version}`),
-      " ",
-      h("time", { datetime: entry.at }, new Date(entry.at).toLocaleTimeString()),
-      " ",
-      h("span", { class: `actor ${entry.actor.kind}` }, h("bdi", {}, line.who), ...(line.forUser === undefined ? [] : [" (for ", h("bdi", {}, line.forUser), ")"])),
-      " ",
-      h("span", { class: "badge" }, entry.actor.kind === "agent" ? "agent" : "person"),
-      " ",
-      line.what,
-      ...(line.tabId === undefined ? [] : [" ", h("bdi", { class: "tab", "data-tab-id": line.tabId }, line.tabId)]),
-      ...(line.subject === undefined ? [] : [" ", h("bdi", {}, line.subject)]),
-      line.count,
-    );
-  };
-  // Entries newer than the last shown are appended; anything else (a snapshot, a page of older ones) redraws.
-  const fresh = versions.filter((version) => version > feedShown);
-  if (list.childElementCount === Math.min(versions.length - fresh.length, FEED_SHOWN)) list.append(...fresh.map(item));
-  else list.replaceChildren(...versions.slice(-FEED_SHOWN).map(item));
-  while (list.childElementCount > FEED_SHOWN) list.firstElementChild?.remove();
-  feedShown = versions.at(-1) ?? 0;
-  relabelFeed();
+/** The page opened on a tab: `/notes/<note_id>?tab=<tab_id>`. */
+export function tabHref(tabId: string): string {
+  return `/notes/${encodeURIComponent(noteId)}?tab=${encodeURIComponent(tabId)}`;
 }
 
-/** Names each tab in the feed by its label now (a line drawn before the tab was read shows its ID alone). */
-export function relabelFeed(): void {
-  const labels = new Map(page.note?.tabs.map((tab) => [tab.id, tab.label]));
-  for (const span of $("feed").querySelectorAll<HTMLElement>("bdi.tab")) {
-    const id = span.dataset.tabId ?? "";
-    const label = labels.get(id);
-    const text = label === undefined ? id : `“${label}” (${id})`;
-    if (span.textContent !== text) span.textContent = text;
+function isolated(thing: Named, attributes: Record<string, string> = {}): HTMLElement {
+  return h("bdi", attributes, namedText(thing));
+}
+
+/** A link to the page opened on the tab, around `content`. */
+function linked(tabId: string, content: Node | string): HTMLAnchorElement {
+  return h("a", { href: tabHref(tabId), "data-tab-id": tabId }, content);
+}
+
+/** The line's words: the tab's name links to its tab; when the words name the tab themselves, the subject (or the words) link instead. */
+function words(line: FeedLine): (Node | string)[] {
+  const parts: (Node | string)[] = [];
+  const tabId = line.tabId;
+  const tab = line.tab === undefined ? undefined : isolated(line.tab, { class: "tab", "data-tab-id": line.tab.id ?? "" });
+  const subject = line.subject === undefined ? undefined : isolated(line.subject, { class: "subject" });
+  // A deleted tab has no page to open on.
+  const linkOn = tabId === undefined || line.gone === true ? "none" : tab !== undefined ? "tab" : subject !== undefined ? "subject" : "what";
+  parts.push(tabId !== undefined && linkOn === "what" ? linked(tabId, line.what) : line.what);
+  if (tab !== undefined) parts.push(" ", tabId !== undefined && linkOn === "tab" ? linked(tabId, tab) : tab);
+  if (subject !== undefined) parts.push(" ", tabId !== undefined && linkOn === "subject" ? linked(tabId, subject) : subject);
+  return parts;
+}
+
+function item(entry: ChangeEntry, now: Date): HTMLLIElement {
+  const line = describeChange(entry);
+  return h(
+    "li",
+    { "data-version": String(entry.version), "data-actor": entry.actor.kind, "data-operation": entry.operation },
+    h("span", { class: "version" }, `v${entry.version}`),
+    " ",
+    h("time", { datetime: entry.at, title: new Date(entry.at).toLocaleString() }, whenText(entry.at, now)),
+    " ",
+    h("span", { class: `actor ${entry.actor.kind}` }, h("bdi", {}, line.who), ...(line.forUser === undefined ? [] : [" (for ", h("bdi", {}, line.forUser), ")"])),
+    " ",
+    h("span", { class: "badge" }, entry.actor.kind === "agent" ? "agent" : "person"),
+    " ",
+    ...words(line),
+    line.count,
+  );
+}
+
+/** Highlights new lines for FRESH_MS (the style sheet keeps it still under prefers-reduced-motion). */
+function highlight(items: HTMLElement[]): void {
+  for (const element of items) element.classList.add("fresh");
+  setTimeout(() => {
+    for (const element of items) element.classList.remove("fresh");
+  }, FRESH_MS);
+}
+
+/** Tells a screen reader what just happened: the newest entry in words, and how many more came with it. */
+function announce(entries: ChangeEntry[]): void {
+  const newest = entries.at(-1);
+  if (newest === undefined) return;
+  const text = lineText(describeChange(newest), false);
+  const more = entries.length - 1;
+  $("feed-news").textContent = more === 0 ? `${text}.` : `${text}, and ${more} more ${more === 1 ? "change" : "changes"}.`;
+}
+
+/**
+ * Draws the feed, newest first. Entries newer than the newest shown go on top, highlighted and announced;
+ * anything else (the first read, a snapshot, a page of older ones) redraws, quietly.
+ */
+export function renderFeed(): void {
+  const list = $("feed");
+  const now = new Date();
+  const versions = [...feed.keys()].sort((a, b) => a - b);
+  const fresh = versions.filter((version) => version > feedShown);
+  const kept = Math.min(versions.length - fresh.length, FEED_SHOWN);
+  if (feedShown > 0 && list.childElementCount === kept) {
+    if (fresh.length > 0) {
+      const items = fresh.map((version) => item(feed.get(version) as ChangeEntry, now)).reverse();
+      list.prepend(...items);
+      highlight(items);
+      announce(fresh.map((version) => feed.get(version) as ChangeEntry));
+    }
+  } else {
+    list.replaceChildren(...versions.slice(-FEED_SHOWN).reverse().map((version) => item(feed.get(version) as ChangeEntry, now)));
   }
+  while (list.childElementCount > FEED_SHOWN) list.lastElementChild?.remove();
+  feedShown = versions.at(-1) ?? 0;
 }
