@@ -1,6 +1,6 @@
 /** One line of the page's activity feed (src/page/client/feed.ts): an agent by its client's name, the person by user, names as they were. */
 import { describe, expect, it } from "vitest";
-import { describeChange, lineText, whenText } from "../../src/page/client/feed.js";
+import { describeChange, idText, lineText, whenText } from "../../src/page/client/feed.js";
 import type { ChangeEntry } from "../../src/page/client/types.js";
 
 const at = "2026-12-01T13:00:00.000Z";
@@ -42,6 +42,14 @@ describe("describeChange", () => {
     expect(describeChange(entry)).toMatchObject({ who: "c-2", forUser: "bob", what: "added rows to", count: ": 500 rows" });
     expect(describeChange({ version: 10, at, actor: { kind: "person", user: "bob" }, operation: "something_new" }).what).toBe("something_new");
     expect(describeChange({ version: 11, at, actor: { kind: "person", user: "bob" }, operation: "remove_member", member: "carol" })).toEqual({ who: "bob", what: "removed member", subject: { id: "carol" }, count: "" });
+  });
+});
+
+describe("idText", () => {
+  it("words a change by its IDs, as a conflict tells it", () => {
+    expect(idText(describeChange({ version: 7, at, actor: claude, operation: "slide_update", tab_id: "slides-2-x", slide_ids: ["s1"], tab_label: "Q3" }))).toBe("Claude changed a slide in slides-2-x: 1 slide");
+    expect(idText(describeChange({ version: 8, at, actor: claude, operation: "add_source", tab_id: "sources", source_id: "source-1", source_title: "Q3 report" }))).toBe("Claude added a source sources source-1");
+    expect(idText(describeChange({ version: 9, at, actor: alice, operation: "rename_note", note_title: "After", note_title_before: "Before" }))).toBe("alice renamed the Note");
   });
 });
 

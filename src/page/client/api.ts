@@ -4,7 +4,7 @@
  * write with the version the person is looking at (`expected_version`).
  */
 import { $, say } from "./dom.js";
-import { describeChange, lineText } from "./feed.js";
+import { describeChange, idText } from "./feed.js";
 import { noteBase, page } from "./state.js";
 import type { ChangeEntry } from "./types.js";
 
@@ -63,9 +63,9 @@ export interface Conflict {
   changes_complete: boolean;
 }
 
-/** The changes of a conflict in words, one per change: "v12 Deck Builder changed a slide in “Q3 launch” (slides-2-x): 1 slide". */
+/** The changes of a conflict in words, one per change: "v12 Deck Builder changed a slide in slides-2-x: 1 slide". */
 export function conflictInWords(conflict: Conflict): string {
-  const lines = conflict.changes.map((entry) => `v${entry.version} ${lineText(describeChange(entry))}`);
+  const lines = conflict.changes.map((entry) => `v${entry.version} ${idText(describeChange(entry))}`);
   if (!conflict.changes_complete) lines.push(`and ${conflict.current_version - conflict.expected_version - conflict.changes.length} more`);
   return lines.join("; ");
 }

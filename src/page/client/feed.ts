@@ -127,6 +127,17 @@ export function lineText(line: FeedLine, withIds = true): string {
   return parts.join(" ") + line.count;
 }
 
+/**
+ * The line by its IDs alone, as a conflict has told its changes since issue 13:
+ * "Deck Builder changed a slide in slides-2-x: 1 slide" (the tab's ID even where the words name the tab).
+ */
+export function idText(line: FeedLine): string {
+  const parts = [line.who, line.what];
+  if (line.tabId !== undefined) parts.push(line.tabId);
+  if (line.subject?.id !== undefined) parts.push(line.subject.id);
+  return parts.join(" ") + line.count;
+}
+
 /** An entry's time as a person reads it: the time alone for today, else the day and the time ("2 Dec, 14:03"), in the browser's language. */
 export function whenText(at: string, now: Date = new Date(), locale?: string): string {
   const date = new Date(at);
