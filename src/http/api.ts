@@ -27,11 +27,13 @@ import {
   slideNotes,
   slides,
   slideTitle,
+  sourceDescription,
+  sourceTitle,
   tabLabel,
   titleFilter,
   userId,
 } from "../edge/fields.js";
-import { invalidArguments, type Issue, type NoteError, ITEMS_CURSOR_LENGTH, LIMITS, clip, type Caller, type CommandName, type Input, type TabEditName } from "../note/index.js";
+import { invalidArguments, type Issue, type NoteError, ITEMS_CURSOR_LENGTH, LIMITS, clip, type Caller, type CommandName, type Input, type Output, type TabEditName } from "../note/index.js";
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
@@ -105,6 +107,9 @@ const bodies = {
     "give cells (to change the row), or after_id (to move it): one of the two",
   ),
   markdown: closed({ text: markdown, expected_version }),
+  // A citation: add_note_source's fields without the key (the route makes one per request). The version is
+  // required, as for the agent: the Note's add_source checks it. The URL's characters are the Note's to judge (invalid_url).
+  source: closed({ title: sourceTitle, url: z.string(), description: sourceDescription.optional(), expected_version: expectedVersion }),
   // File metadata only: content and links are refused as unexpected fields.
   file: closed({
     name: fileName,
@@ -368,6 +373,25 @@ api.get("/notes/:id/live", async (c) => {
 });
 
 api.put("/notes/:id/markdown", async (c) => run(c, c.req.param("id"), "set_markdown", bodies.markdown, await argumentsOf(c)));
+
+/**
+ * The person cites a page: the agent's own `add_source` (the same checks, URL normal form and
+ * dedupe), with an idempotency key of this request's own, since the person's API has no keys.
+ * A page already cited answers 200 with the existing source and `already_attached: true`,
+ * nothing written; a new one 201.
+ */
+api.post("/notes/:id/sources", async (c) => {
+  const id = parseArguments(pathNoteId, { note_id: c.req.param("id") });
+  if (!id.ok) return errorResponse(c, id.error);
+  const parsed = parseArguments(bodies.source, await argumentsOf(c));
+  if (!parsed.ok) return errorResponse(c, parsed.error);
+  const caller: Caller = { user: c.get("principal").user, channel: "app" };
+  const input = { ...(parsed.value as Omit<Input<"add_source">, "idempotency_key">), idempotency_key: `app-${crypto.randomUUID()}` };
+  const result = await durableGateway(c.env).execute(id.value.note_id, caller, "add_source", input);
+  if (!result.ok) return errorResponse(c, result.error as NoteError);
+  const { note_id, version, source_id, title, url, normalized_url, already_attached } = result.value as Output<"add_source">;
+  return c.json({ note_id, version, source_id, title, url, normalized_url, already_attached }, already_attached ? 200 : 201);
+});
 
 api.post("/notes/:id/files", async (c) => run(c, c.req.param("id"), "add_file", bodies.file, await argumentsOf(c), undefined, 201));
 
