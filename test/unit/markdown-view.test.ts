@@ -1,0 +1,104 @@
+/**
+ * The Markdown tab as a person reads it (src/page/client/markdown-view.ts): the
+ * subset's tree, and its DOM built from text nodes and elements only (a tiny
+ * fake document records every element the renderer makes).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseInline, parseMarkdown, renderMarkdown, safeHref } from "../../src/page/client/markdown-view.js";
+
+/** A node of the fake document: an element (tag, attributes, children) or a text node. */
+type FakeNode = { tag: string; attributes: Record<string, string>; children: FakeNode[] } | { text: string };
+
+class FakeElement {
+  readonly attributes: Record<string, string> = {};
+  readonly children: FakeNode[] = [];
+  constructor(readonly tag: string) {}
+  setAttribute(name: string, value: string): void {
+    this.attributes[name] = value;
+  }
+  append(...nodes: (FakeElement | string)[]): void {
+    for (const node of nodes) this.children.push(typeof node === "string" ? { text: node } : node);
+  }
+}
+
+const made: string[] = [];
+beforeAll(() => {
+  (globalThis as { document?: unknown }).document = {
+    createElement: (tag: string) => {
+      made.push(tag);
+      return new FakeElement(tag);
+    },
+  };
+});
+afterAll(() => {
+  delete (globalThis as { document?: unknown }).document;
+});
+
+/** The nodes as markup, text escaped: what the page would show. */
+function markup(nodes: readonly unknown[]): string {
+  return nodes
+    .map((node) => {
+      if (typeof node === "string") return escape(node);
+      const n = node as FakeNode;
+      if ("text" in n) return escape(n.text);
+      const attributes = Object.entries(n.attributes).map(([k, v]) => ` ${k}="${escape(v)}"`).join("");
+      return `<${n.tag}${attributes}>${markup(n.children)}</${n.tag}>`;
+    })
+    .join("");
+}
+const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const render = (text: string) => markup(renderMarkdown(text));
+
+describe("the Markdown subset", () => {
+  it("renders headings, paragraphs, emphasis, strong, inline code and code blocks", () => {
+    expect(render("# Plan\n\nSome *light* and **bold** with `x < y`.\nNext line.\n\n## Code\n\n```ts\nconst a = 1 < 2;\n```")).toBe(
+      "<h3>Plan</h3><p>Some <em>light</em> and <strong>bold</strong> with <code>x &lt; y</code>.\nNext line.</p><h4>Code</h4><pre><code>const a = 1 &lt; 2;</code></pre>",
+    );
+    expect(render("###### six ##\n####### seven")).toBe("<h6>six</h6><p>####### seven</p>");
+    expect(render("_under_ and __double__, snake_case_name")).toBe("<p><em>under</em> and <strong>double</strong>, snake_case_name</p>");
+    expect(render("a  \nb\\\nc")).toBe("<p>a<br></br>b<br></br>c</p>");
+  });
+
+  it("renders bulleted and numbered lists, nested, and block quotes", () => {
+    expect(render("- one\n- two\n  - two a\n  - two b\n- three")).toBe("<ul><li>one</li><li><p>two</p><ul><li>two a</li><li>two b</li></ul></li><li>three</li></ul>");
+    expect(render("3. c\n4. d")).toBe('<ol start="3"><li>c</li><li>d</li></ol>');
+    expect(render("1) a\n2) b\n\ntext")).toBe("<ol><li>a</li><li>b</li></ol><p>text</p>");
+    expect(render("> quoted *text*\n> - item\n\nafter")).toBe("<blockquote><p>quoted <em>text</em></p><ul><li>item</li></ul></blockquote><p>after</p>");
+    expect(parseMarkdown("- a\n\n  still a\n- b")).toEqual([
+      { type: "list", ordered: false, start: 1, items: [[{ type: "paragraph", children: [{ type: "text", text: "a" }] }, { type: "paragraph", children: [{ type: "text", text: "still a" }] }], [{ type: "paragraph", children: [{ type: "text", text: "b" }] }]] },
+    ]);
+  });
+
+  it("links only to http, https and mailto; any other link, raw HTML and the rest show as their text", () => {
+    expect(render("[site](https://example.org/a_(b)) and [mail](mailto:a@example.org)")).toBe(
+      '<p><a href="https://example.org/a_(b)" rel="noopener noreferrer">site</a> and <a href="mailto:a@example.org" rel="noopener noreferrer">mail</a></p>',
+    );
+    expect(render("[x](javascript:alert(1)) [y](JAVASCRIPT:alert(1)) [z](data:text/html,hi) [w](/relative) [v](  javascript:alert(1))")).toBe(
+      "<p>[x](javascript:alert(1)) [y](JAVASCRIPT:alert(1)) [z](data:text/html,hi) [w](/relative) [v](  javascript:alert(1))</p>",
+    );
+    expect(render('<img src=x onerror=alert(1)> <script>alert(1)</script>\n\n<a href="javascript:alert(1)">a</a>')).toBe(
+      "<p>&lt;img src=x onerror=alert(1)&gt; &lt;script&gt;alert(1)&lt;/script&gt;</p><p>&lt;a href=&quot;javascript:alert(1)&quot;&gt;a&lt;/a&gt;</p>",
+    );
+    expect(render("![alt](https://example.org/x.png)")).toBe('<p>!<a href="https://example.org/x.png" rel="noopener noreferrer">alt</a></p>');
+    expect(render("\u202Eevil\u202C *text*")).toBe("<p>\u202Eevil\u202C <em>text</em></p>");
+    expect(render("| a | b |\n|---|---|")).toBe("<p>| a | b |\n|---|---|</p>");
+    expect(safeHref("https://exa mple.org")).toBeNull();
+    expect(safeHref("http:/x")).toBeNull();
+    expect(safeHref("https://example.org/\\_x")).toBe("https://example.org/_x");
+  });
+
+  it("builds only the subset's elements, whatever the text holds", () => {
+    made.length = 0;
+    renderMarkdown("<img src=x onerror=alert(1)><script>x</script><iframe></iframe><style></style>[a](https://e.org) *b* **c** `d`\n# e\n- f\n1. g\n> h\n```\ni\n```\nj  \nk");
+    expect(new Set(made)).toEqual(new Set(["p", "a", "em", "strong", "code", "h3", "ul", "li", "ol", "blockquote", "pre", "br"]));
+  });
+
+  it("keeps unmatched delimiters as text, and reads a long run of them in linear time", () => {
+    expect(render("2 * 3 * 4 and a ` tick and [bracket")).toBe("<p>2 * 3 * 4 and a ` tick and [bracket</p>");
+    expect(render("\\*not em\\* and \\`not code\\`")).toBe("<p>*not em* and `not code`</p>");
+    expect(parseInline("**unclosed *em*")).toEqual([{ type: "text", text: "**unclosed " }, { type: "em", children: [{ type: "text", text: "em" }] }]);
+    const started = performance.now();
+    for (const c of ["*", "_", "`", "[", "*a ", "[a](", "> ", "- "]) renderMarkdown(c.repeat(200_000 / c.length));
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
