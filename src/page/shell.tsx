@@ -6,6 +6,7 @@
  * the same for every Note and every person, and nothing in it needs escaping.
  */
 import type { FC, PropsWithChildren } from "hono/jsx";
+import { LIMITS } from "../note/limits.js";
 
 /** Where the page's script and style sheet are served (src/page/routes.ts). */
 const SCRIPT_PATH = "/notes/app.js";
@@ -76,6 +77,40 @@ export const Shell: FC = () => (
             <button type="button" id="delete-tab" hidden>Delete tab</button>
             <button type="button" id="confirm-delete" class="danger" hidden>Yes, delete this tab</button>
           </div>
+          {/* Shown on the Sources and Files tabs only (the style sheet reads #tab-panel's data-tab-id). */}
+          <form id="cite-source" class="attachment-form" aria-labelledby="cite-source-title">
+            <h3 id="cite-source-title">Cite a page</h3>
+            <div class="row">
+              <label>
+                URL <input name="url" inputmode="url" autocomplete="off" spellcheck={false} required maxlength={LIMITS.urlLength} placeholder="https://example.org/report" />
+              </label>
+              <label>
+                Title <input name="title" autocomplete="off" required maxlength={LIMITS.sourceTitleLength} />
+              </label>
+            </div>
+            <label class="wide">
+              Description (optional) <textarea name="description" rows={2} maxlength={LIMITS.sourceDescriptionLength}></textarea>
+            </label>
+            <button type="submit">Cite the page</button>
+          </form>
+          <form id="add-file" class="attachment-form" aria-labelledby="add-file-title" aria-describedby="add-file-hint">
+            <h3 id="add-file-title">Add a file</h3>
+            <p class="hint" id="add-file-hint">
+              The page records a file's details only (name, type and size), as the API does; the file itself stays in the desktop app.
+            </p>
+            <div class="row">
+              <label>
+                Name <input name="name" autocomplete="off" required maxlength={LIMITS.fileNameLength} placeholder="deck.pdf" />
+              </label>
+              <label>
+                Media type <input name="media_type" autocomplete="off" spellcheck={false} required maxlength={LIMITS.mediaTypeLength} placeholder="application/pdf" />
+              </label>
+              <label>
+                Size in bytes <input name="size_bytes" type="number" inputmode="numeric" min={0} max={LIMITS.fileSizeBytes} step={1} required />
+              </label>
+            </div>
+            <button type="submit">Add the file</button>
+          </form>
           <div id="tab-content"></div>
           <form id="markdown-form" hidden>
             <label for="markdown-text">Markdown</label>
@@ -84,6 +119,9 @@ export const Shell: FC = () => (
               <button type="submit">Save Markdown</button>
               <button type="button" id="markdown-reload">Discard my edits</button>
             </div>
+            <h3 id="markdown-view-title">As it reads</h3>
+            <p class="hint">The saved Markdown as a reader sees it: headings, paragraphs, emphasis, code, lists, quotes and http(s) or mailto links; anything else shows as its text.</p>
+            <div id="markdown-view" class="markdown-view" role="region" aria-labelledby="markdown-view-title"></div>
           </form>
           <button type="button" id="load-more" hidden>Load more</button>
         </Section>

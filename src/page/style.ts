@@ -69,5 +69,19 @@ th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: lef
 @keyframes feed-fresh { from { background: var(--fresh-strong); } to { background: var(--fresh); } }
 @media (prefers-reduced-motion: reduce) { .feed li.fresh { animation: none; } }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.attachment-form { display: none; margin: 0.5rem 0 1rem; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+#tab-panel[data-tab-id="sources"] #cite-source, #tab-panel[data-tab-id="files"] #add-file { display: block; }
+.attachment-form label.wide { display: flex; margin: 0.5rem 0; }
+.attachment-form textarea { font-family: inherit; }
+.attachments li { margin: 0.5rem 0; }
+.attachments .url { display: block; color: var(--muted); font-size: 0.9rem; }
+.attachments .description { margin: 0.25rem 0; white-space: pre-wrap; }
+.markdown-view { border-top: 1px solid var(--line); margin-top: 0.5rem; padding-top: 0.25rem; overflow-wrap: anywhere; }
+.markdown-view:empty::before { content: "Nothing saved yet."; color: var(--muted); }
+.markdown-view pre { overflow-x: auto; padding: 0.5rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; white-space: pre; }
+.markdown-view blockquote { margin: 0.5rem 0; padding-left: 0.75rem; border-left: 4px solid var(--line); color: var(--muted); }
+.markdown-view h3, .markdown-view h4, .markdown-view h5, .markdown-view h6 { margin: 0.75rem 0 0.25rem; }
+.markdown-view ul, .markdown-view ol { padding-left: 1.5rem; }
+a { color: var(--accent); }
 [hidden] { display: none !important; }
 `;

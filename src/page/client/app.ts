@@ -11,7 +11,7 @@
  * its view (feed-view.ts), and state.ts holds what they share.
  */
 import { api, SIGN_IN_AT, write } from "./api.js";
-import { loadAttachmentsPage } from "./attachments.js";
+import { bindAttachments, loadAttachmentsPage } from "./attachments.js";
 import { $, h, say, setLive } from "./dom.js";
 import { describeChange } from "./feed.js";
 import { loadFeed, renderFeed } from "./feed-view.js";
@@ -363,6 +363,7 @@ function bind(): void {
     if (tab !== undefined) void write("Delete", "DELETE", `/tabs/${encodeURIComponent(tab.id)}`).then(() => $("delete-tab").focus());
   });
   bindMarkdown();
+  bindAttachments();
   $("approval-toggle").addEventListener("click", () => {
     const note = page.note;
     if (note !== null) void write(note.approved ? "Revoke connector access" : "Approve for connectors", "PUT", "/approval", { approved: !note.approved });

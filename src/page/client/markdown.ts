@@ -2,16 +2,26 @@
  * @module
  * The Markdown tab's panel: a text area the person edits and saves whole
  * (`PUT /markdown`). What they typed is never overwritten by a re-read.
+ * Below it, the saved text as it reads (markdown-view.ts), drawn again
+ * whenever a read brings other text.
  */
 import { write } from "./api.js";
 import { $, say } from "./dom.js";
+import { renderMarkdown } from "./markdown-view.js";
 import { page } from "./state.js";
 
 /** The text the area was last filled with (or saved): the person's typing is what differs from it. */
 let markdownBase: string | null = null;
 
-/** Shows the Note's Markdown, unless the person is editing it. */
+/** The text the rendered view shows: it is drawn again only when the saved text changes. */
+let rendered: string | null = null;
+
+/** Shows the Note's Markdown, unless the person is editing it, and the saved text as it reads. */
 export function syncMarkdown(text: string): void {
+  if (text !== rendered) {
+    $("markdown-view").replaceChildren(...renderMarkdown(text));
+    rendered = text;
+  }
   const area = $<HTMLTextAreaElement>("markdown-text");
   if (markdownBase === null || area.value === markdownBase) {
     area.value = text;

@@ -1,53 +1,55 @@
 /**
- * The Markdown tab as a person reads it (src/page/client/markdown-view.ts): the
- * subset's tree, and its DOM built from text nodes and elements only (a tiny
- * fake document records every element the renderer makes).
+ * The Markdown tab as a person reads it (src/page/client/markdown-subset.ts):
+ * the subset's tree, written out here as the elements markdown-view.ts builds
+ * from it (a heading of level n is h(n+2); text escaped), so each case reads
+ * as what the page shows. The DOM itself: test/browser/content.test.ts and xss.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseInline, parseMarkdown, renderMarkdown, safeHref } from "../../src/page/client/markdown-view.js";
+import { describe, expect, it } from "vitest";
+import { parseInline, parseMarkdown, safeHref, type Block, type Inline } from "../../src/page/client/markdown-subset.js";
 
-/** A node of the fake document: an element (tag, attributes, children) or a text node. */
-type FakeNode = { tag: string; attributes: Record<string, string>; children: FakeNode[] } | { text: string };
-
-class FakeElement {
-  readonly attributes: Record<string, string> = {};
-  readonly children: FakeNode[] = [];
-  constructor(readonly tag: string) {}
-  setAttribute(name: string, value: string): void {
-    this.attributes[name] = value;
-  }
-  append(...nodes: (FakeElement | string)[]): void {
-    for (const node of nodes) this.children.push(typeof node === "string" ? { text: node } : node);
-  }
-}
-
-const made: string[] = [];
-beforeAll(() => {
-  (globalThis as { document?: unknown }).document = {
-    createElement: (tag: string) => {
-      made.push(tag);
-      return new FakeElement(tag);
-    },
-  };
-});
-afterAll(() => {
-  delete (globalThis as { document?: unknown }).document;
-});
-
-/** The nodes as markup, text escaped: what the page would show. */
-function markup(nodes: readonly unknown[]): string {
-  return nodes
-    .map((node) => {
-      if (typeof node === "string") return escape(node);
-      const n = node as FakeNode;
-      if ("text" in n) return escape(n.text);
-      const attributes = Object.entries(n.attributes).map(([k, v]) => ` ${k}="${escape(v)}"`).join("");
-      return `<${n.tag}${attributes}>${markup(n.children)}</${n.tag}>`;
-    })
-    .join("");
-}
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-const render = (text: string) => markup(renderMarkdown(text));
+/** Every element name the tree gave: the subset's own, whatever the text holds. */
+const made: string[] = [];
+const element = (tag: string, inner: string, attributes = "") => {
+  made.push(tag);
+  return `<${tag}${attributes}>${inner}</${tag}>`;
+};
+
+function inline(node: Inline): string {
+  switch (node.type) {
+    case "text":
+      return escape(node.text);
+    case "code":
+      return element("code", escape(node.text));
+    case "em":
+    case "strong":
+      return element(node.type, node.children.map(inline).join(""));
+    case "link":
+      return element("a", node.children.map(inline).join(""), ` href="${escape(node.href)}"`);
+    case "break":
+      return element("br", "");
+  }
+}
+
+function block(node: Block): string {
+  switch (node.type) {
+    case "heading":
+      return element(`h${Math.min(node.level + 2, 6)}`, node.children.map(inline).join(""));
+    case "paragraph":
+      return element("p", node.children.map(inline).join(""));
+    case "code":
+      return element("pre", element("code", escape(node.text)));
+    case "quote":
+      return element("blockquote", node.children.map(block).join(""));
+    case "list": {
+      const items = node.items.map((item) => element("li", item.length === 1 && item[0]?.type === "paragraph" ? item[0].children.map(inline).join("") : item.map(block).join(""))).join("");
+      return node.ordered ? element("ol", items, node.start === 1 ? "" : ` start="${node.start}"`) : element("ul", items);
+    }
+  }
+}
+
+const render = (text: string) => parseMarkdown(text).map(block).join("");
+
 
 describe("the Markdown subset", () => {
   it("renders headings, paragraphs, emphasis, strong, inline code and code blocks", () => {
@@ -71,7 +73,7 @@ describe("the Markdown subset", () => {
 
   it("links only to http, https and mailto; any other link, raw HTML and the rest show as their text", () => {
     expect(render("[site](https://example.org/a_(b)) and [mail](mailto:a@example.org)")).toBe(
-      '<p><a href="https://example.org/a_(b)" rel="noopener noreferrer">site</a> and <a href="mailto:a@example.org" rel="noopener noreferrer">mail</a></p>',
+      '<p><a href="https://example.org/a_(b)">site</a> and <a href="mailto:a@example.org">mail</a></p>',
     );
     expect(render("[x](javascript:alert(1)) [y](JAVASCRIPT:alert(1)) [z](data:text/html,hi) [w](/relative) [v](  javascript:alert(1))")).toBe(
       "<p>[x](javascript:alert(1)) [y](JAVASCRIPT:alert(1)) [z](data:text/html,hi) [w](/relative) [v](  javascript:alert(1))</p>",
@@ -79,7 +81,7 @@ describe("the Markdown subset", () => {
     expect(render('<img src=x onerror=alert(1)> <script>alert(1)</script>\n\n<a href="javascript:alert(1)">a</a>')).toBe(
       "<p>&lt;img src=x onerror=alert(1)&gt; &lt;script&gt;alert(1)&lt;/script&gt;</p><p>&lt;a href=&quot;javascript:alert(1)&quot;&gt;a&lt;/a&gt;</p>",
     );
-    expect(render("![alt](https://example.org/x.png)")).toBe('<p>!<a href="https://example.org/x.png" rel="noopener noreferrer">alt</a></p>');
+    expect(render("![alt](https://example.org/x.png)")).toBe('<p>!<a href="https://example.org/x.png">alt</a></p>');
     expect(render("\u202Eevil\u202C *text*")).toBe("<p>\u202Eevil\u202C <em>text</em></p>");
     expect(render("| a | b |\n|---|---|")).toBe("<p>| a | b |\n|---|---|</p>");
     expect(safeHref("https://exa mple.org")).toBeNull();
@@ -89,7 +91,7 @@ describe("the Markdown subset", () => {
 
   it("builds only the subset's elements, whatever the text holds", () => {
     made.length = 0;
-    renderMarkdown("<img src=x onerror=alert(1)><script>x</script><iframe></iframe><style></style>[a](https://e.org) *b* **c** `d`\n# e\n- f\n1. g\n> h\n```\ni\n```\nj  \nk");
+    render("<img src=x onerror=alert(1)><script>x</script><iframe></iframe><style></style>[a](https://e.org) *b* **c** `d`\n# e\n- f\n1. g\n> h\n```\ni\n```\nj  \nk");
     expect(new Set(made)).toEqual(new Set(["p", "a", "em", "strong", "code", "h3", "ul", "li", "ol", "blockquote", "pre", "br"]));
   });
 
@@ -98,7 +100,7 @@ describe("the Markdown subset", () => {
     expect(render("\\*not em\\* and \\`not code\\`")).toBe("<p>*not em* and `not code`</p>");
     expect(parseInline("**unclosed *em*")).toEqual([{ type: "text", text: "**unclosed " }, { type: "em", children: [{ type: "text", text: "em" }] }]);
     const started = performance.now();
-    for (const c of ["*", "_", "`", "[", "*a ", "[a](", "> ", "- "]) renderMarkdown(c.repeat(200_000 / c.length));
+    for (const c of ["*", "_", "`", "[", "*a ", "[a](", "> ", "- "]) parseMarkdown(c.repeat(200_000 / c.length));
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
