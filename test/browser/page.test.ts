@@ -166,7 +166,7 @@ describe("the person's page, live", () => {
     await tabTo(page, '#tab-strip button[data-tab-id="files"]');
     await page.keyboard.press("Enter");
     await expect.poll(() => page.locator("#tab-content li strong").textContent(), WAIT).toBe("plan <i>v2</i>.pdf");
-    expect(await page.locator("#tab-content li").textContent()).toContain("application/pdf, 1234 bytes");
+    expect(await page.locator("#tab-content li").textContent()).toContain("application/pdf, 1.2 KB");
     expect(await page.locator("#tab-content b, #tab-content i").count()).toBe(0);
 
     // A Sheet added, moved before the first Sheet, then deleted after its confirmation.
