@@ -82,7 +82,7 @@ export const Shell: FC = () => (
             <h3 id="cite-source-title">Cite a page</h3>
             <div class="row">
               <label>
-                URL <input name="url" inputmode="url" autocomplete="off" spellcheck={false} required maxlength={LIMITS.urlLength} placeholder="https://example.org/report" />
+                URL <input name="url" inputmode="url" autocomplete="off" spellcheck={false} required maxlength={LIMITS.urlLength} placeholder="e.g. https://example.org/report" />
               </label>
               <label>
                 Title <input name="title" autocomplete="off" required maxlength={LIMITS.sourceTitleLength} />
@@ -100,10 +100,10 @@ export const Shell: FC = () => (
             </p>
             <div class="row">
               <label>
-                Name <input name="name" autocomplete="off" required maxlength={LIMITS.fileNameLength} placeholder="deck.pdf" />
+                Name <input name="name" autocomplete="off" required maxlength={LIMITS.fileNameLength} placeholder="e.g. deck.pdf" />
               </label>
               <label>
-                Media type <input name="media_type" autocomplete="off" spellcheck={false} required maxlength={LIMITS.mediaTypeLength} placeholder="application/pdf" />
+                Media type <input name="media_type" autocomplete="off" spellcheck={false} required maxlength={LIMITS.mediaTypeLength} placeholder="e.g. application/pdf" />
               </label>
               <label>
                 Size in bytes <input name="size_bytes" type="number" inputmode="numeric" min={0} max={LIMITS.fileSizeBytes} step={1} required />

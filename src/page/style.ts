@@ -76,11 +76,14 @@ th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: lef
 .attachments li { margin: 0.5rem 0; }
 .attachments .url { display: block; color: var(--muted); font-size: 0.9rem; }
 .attachments .description { margin: 0.25rem 0; white-space: pre-wrap; }
-.markdown-view { border-top: 1px solid var(--line); margin-top: 0.5rem; padding-top: 0.25rem; overflow-wrap: anywhere; }
-.markdown-view:empty::before { content: "Nothing saved yet."; color: var(--muted); }
+.markdown-view { margin-top: 0.5rem; padding: 0.25rem 0.75rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; overflow-wrap: anywhere; }
+.markdown-view:empty::before { content: "Nothing saved yet."; color: var(--muted); display: block; padding: 0.25rem 0; }
 .markdown-view pre { overflow-x: auto; padding: 0.5rem; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; white-space: pre; }
 .markdown-view blockquote { margin: 0.5rem 0; padding-left: 0.75rem; border-left: 4px solid var(--line); color: var(--muted); }
 .markdown-view h3, .markdown-view h4, .markdown-view h5, .markdown-view h6 { margin: 0.75rem 0 0.25rem; }
+.markdown-view h3 { font-size: 1.35rem; } .markdown-view h4 { font-size: 1.15rem; } .markdown-view h5 { font-size: 1rem; } .markdown-view h6 { font-size: 0.95rem; color: var(--muted); }
+.markdown-view code { background: var(--panel); border-radius: 4px; padding: 0 0.2rem; }
+.markdown-view pre code { background: none; padding: 0; }
 .markdown-view ul, .markdown-view ol { padding-left: 1.5rem; }
 a { color: var(--accent); }
 [hidden] { display: none !important; }
