@@ -35,7 +35,7 @@ const MAX_DEPTH = 12;
 const MAX_INLINE_DEPTH = 12;
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:([ \t]+)(.*))?$/;
 const BLANK = /^[ \t]*$/;
@@ -106,7 +106,7 @@ function parseBlocks(lines: string[], depth: number): Block[] {
     }
     const heading = HEADING.exec(line);
     if (heading !== null) {
-      const content = (heading[2] ?? "").replace(/(?:^|[ \t]+)#+$/, "");
+      const content = withoutClosingHashes(trimEnd(heading[2] ?? ""));
       blocks.push({ type: "heading", level: (heading[1] as string).length, children: parseInline(content) });
       i += 1;
       continue;
@@ -131,13 +131,12 @@ function parseBlocks(lines: string[], depth: number): Block[] {
           const next = lines[i] as string;
           const expanded = next.replace(/\t/g, "    ");
           if (BLANK.test(next)) {
-            // A blank line stays in the item only when the item goes on after it.
+            // Blank lines stay in the item only when the item goes on after them.
             let after = i + 1;
             while (after < lines.length && BLANK.test(lines[after] as string)) after += 1;
             const resumes = after < lines.length && /^ */.exec((lines[after] as string).replace(/\t/g, "    "))![0].length >= item.indent;
             if (!resumes) break;
-            content.push("");
-            i += 1;
+            for (; i < after; i += 1) content.push("");
             continue;
           }
           if (/^ */.exec(expanded)![0].length >= item.indent) {
@@ -166,9 +165,27 @@ function parseBlocks(lines: string[], depth: number): Block[] {
       paragraph.push(lines[i] as string);
       i += 1;
     }
-    blocks.push({ type: "paragraph", children: parseInline(paragraph.map((l) => l.replace(/^[ \t]+/, "")).join("\n").replace(/[ \t]+$/, "")) });
+    blocks.push({ type: "paragraph", children: parseInline(trimEnd(paragraph.map((l) => l.replace(/^[ \t]+/, "")).join("\n"))) });
   }
   return blocks;
+}
+
+/**
+ * The text without its trailing spaces and tabs. A loop, not /[ \t]+$/: that regex
+ * tries every space of an inner run and costs the square of the run's length.
+ */
+function trimEnd(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end -= 1;
+  return text.slice(0, end);
+}
+
+/** A heading's text without its closing sequence of `#` (one alone, or after a space). */
+function withoutClosingHashes(content: string): string {
+  let end = content.length;
+  while (end > 0 && content[end - 1] === "#") end -= 1;
+  if (end === 0) return "";
+  return end < content.length && (content[end - 1] === " " || content[end - 1] === "\t") ? trimEnd(content.slice(0, end)) : content;
 }
 
 const PUNCTUATION = /[!-/:-@[-`{-~]/;
@@ -242,11 +259,11 @@ class InlineParser {
       if (c === "\n") {
         // Two spaces before a line break make a hard break; otherwise it reads as a space.
         if (plain.endsWith("  ")) {
-          plain = plain.replace(/ +$/, "");
+          plain = trimEnd(plain);
           flush();
           out.push({ type: "break" });
         } else {
-          plain = plain.replace(/ +$/, "") + "\n";
+          plain = trimEnd(plain) + "\n";
         }
         i += 1;
         while (i < to && text[i] === " ") i += 1;
@@ -269,7 +286,7 @@ class InlineParser {
       }
       if (c === "[" && depth < MAX_INLINE_DEPTH) {
         const close = this.#bracket.get(i);
-        if (close !== undefined && close < to) {
+        if (close !== undefined && close < to && text[close + 1] === "(") {
           const tail = LINK_TAIL.exec(text.slice(close + 1, Math.min(to, close + 1 + 4096)));
           const href = tail === null ? null : safeHref(tail[1] ?? tail[2] ?? "");
           if (tail !== null && href !== null) {
