@@ -13,7 +13,7 @@ import { aroundTokenRequest } from "../auth/token-endpoint.js";
 import type { Env } from "../env.js";
 import { SERVER_INFO } from "../mcp/server.js";
 import { clip } from "../note/index.js";
-import { page } from "../page/routes.js";
+import { homePage, page } from "../page/routes.js";
 import { settingsOf, type Settings } from "../settings.js";
 import { api } from "./api.js";
 import { authorize, oidcCallback } from "./authorize.js";
@@ -104,6 +104,7 @@ app.route(OIDC_CALLBACK_PATH, oidcCallback);
 app.route(PAGES_PATH, pageSession);
 // The person's page for a Note (its script reads and writes through /api/v1). Any other
 // route under /notes (the page's sign-in, above) must be mounted before it: a Note ID could spell it.
+app.get("/notes/", homePage);
 app.route("/notes", page);
 
 app.get("/", (c) => {

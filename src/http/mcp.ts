@@ -96,7 +96,7 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
     called: noteToolCall,
   };
   const origin = new URL(c.req.url).origin;
-  const notePage = (noteId: string) => `${origin}/notes/${encodeURIComponent(noteId)}`;
+  const notePage = (noteId: string, tabId?: string) => `${origin}/notes/${encodeURIComponent(noteId)}${tabId === undefined ? "" : `?tab=${encodeURIComponent(tabId)}`}`;
   const answer = await serve(c.req.raw, body, { principal, gateway: durableGateway(c.env), hooks, notePage });
   // The JSON-RPC answer is a 200 an MCP client hands to the model; Retry-After tells the client too.
   if (retryAfter !== null) answer.headers.set("Retry-After", String(retryAfter));

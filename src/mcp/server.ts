@@ -152,8 +152,8 @@ export interface McpExchange {
   principal: Principal | null;
   gateway: NoteGateway;
   hooks?: CallHooks;
-  /** The URL of a Note's page, which a write's result links to; none, no link. */
-  notePage?: (noteId: string) => string;
+  /** The URL of a Note's page (opened on `tabId` when given), which a write's result links to; none, no link. */
+  notePage?: (noteId: string, tabId?: string) => string;
 }
 
 /** Tools, the preview's resource, and MCP Apps (the extension is negotiated by both sides' capabilities). */
@@ -259,13 +259,20 @@ async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name:
     const result = tool.command === null ? await gateway.listNotes(principal.user, parsed.value as NoteQuery) : await onNote(gateway, principal, tool.command, parsed.value);
     told(result.ok ? "ok" : (result.error as NoteError).code, named);
     if (!result.ok) return errorResult(result.error as NoteError);
-    // A write links to the page where the user sees it.
+    // A write links to the page where the user sees it, opened on the tab it wrote (a source: the Sources tab).
     const written = tool.readOnly ? undefined : named;
-    return successResult(result.value, written !== undefined && notePage !== undefined ? { noteId: written, url: notePage(written) } : undefined);
+    return successResult(result.value, written !== undefined && notePage !== undefined ? { noteId: written, url: notePage(written, tabWritten(result.value)) } : undefined);
   } catch (error) {
     told("internal_error", named);
     throw error;
   }
+}
+
+/** The tab a write's result concerns: its `tab_id`, or the Sources tab for a source; none for a write on the whole Note. */
+function tabWritten(value: unknown): string | undefined {
+  const result = value as { tab_id?: unknown; source_id?: unknown } | null;
+  if (typeof result?.tab_id === "string") return result.tab_id;
+  return result?.source_id === undefined ? undefined : "sources";
 }
 
 /** The arguments' note_id when the schema found nothing wrong with it (other fields may be wrong). */

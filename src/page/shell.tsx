@@ -11,6 +11,27 @@ import { LIMITS } from "../note/limits.js";
 /** Where the page's script and style sheet are served (src/page/routes.ts). */
 const SCRIPT_PATH = "/notes/app.js";
 const STYLE_PATH = "/notes/app.css";
+/** The person's list of Notes (the home, served by src/page/routes.tsx). */
+export const HOME_PATH = "/notes/";
+
+/** What every page's head holds: the one script (it tells the home from a Note by the path) and the style sheet. */
+const Head: FC<{ title: string }> = ({ title }) => (
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>{title}</title>
+    <link rel="icon" href="/notes/icon.svg" type="image/svg+xml" />
+    <link rel="stylesheet" href={STYLE_PATH} />
+    <script src={SCRIPT_PATH} type="module"></script>
+  </head>
+);
+
+/** Sign-out is a POST, so another site cannot end the session; the script sets the action's return path. */
+const SignOut: FC = () => (
+  <form id="sign-out" method="post" action="/notes/sign-out">
+    <button type="submit">Sign out</button>
+  </form>
+);
 
 const Section: FC<PropsWithChildren<{ id: string; title: string }>> = ({ id, title, children }) => (
   <section id={id} aria-labelledby={`${id}-title`}>
@@ -22,25 +43,28 @@ const Section: FC<PropsWithChildren<{ id: string; title: string }>> = ({ id, tit
 /** The page's skeleton: the script fills each region by its id and never replaces the forms the person is typing in. */
 export const Shell: FC = () => (
   <html lang="en">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <title>Note · osFoundry Notes</title>
-      <link rel="icon" href="/notes/icon.svg" type="image/svg+xml" />
-      <link rel="stylesheet" href={STYLE_PATH} />
-      <script src={SCRIPT_PATH} type="module"></script>
-    </head>
+    <Head title="Note · osFoundry Notes" />
     <body>
       <a class="skip" href="#tab-panel">Skip to the selected tab</a>
       <header>
+        <nav aria-label="Notes">
+          <a href={HOME_PATH} id="home-link">Your Notes</a>
+        </nav>
         <h1 id="note-title">Loading the Note…</h1>
         <p class="meta">
           <span>Note ID <code id="note-id"></code></span> <span>version <strong id="note-version">–</strong></span>{" "}
           <span id="live-state">offline</span>
         </p>
-        {/* The script sets the action's return path; sign-out is a POST, so another site cannot end the session. */}
-        <form id="sign-out" method="post" action="/notes/sign-out">
-          <button type="submit">Sign out</button>
+        <SignOut />
+        <button type="button" id="rename-note" aria-expanded="false" aria-controls="note-title-form" hidden>
+          Rename the Note
+        </button>
+        <form id="note-title-form" class="row" hidden>
+          <label>
+            Note title <input id="note-title-input" name="title" maxlength={LIMITS.noteTitleLength} autocomplete="off" required />
+          </label>
+          <button type="submit">Save title</button>
+          <button type="button" id="note-title-cancel">Cancel</button>
         </form>
         <p id="status" role="status" aria-live="polite"></p>
       </header>
@@ -56,7 +80,7 @@ export const Shell: FC = () => (
               </select>
             </label>
             <label>
-              Label <input name="label" maxlength={200} autocomplete="off" />
+              Label <input name="label" maxlength={LIMITS.tabLabelLength} autocomplete="off" />
             </label>
             <button type="submit">Add tab</button>
           </form>
@@ -67,7 +91,7 @@ export const Shell: FC = () => (
           </p>
           <form id="rename-tab" class="row" hidden>
             <label>
-              Label <input name="label" maxlength={200} autocomplete="off" required />
+              Label <input name="label" maxlength={LIMITS.tabLabelLength} autocomplete="off" required />
             </label>
             <button type="submit">Rename</button>
           </form>
@@ -126,7 +150,13 @@ export const Shell: FC = () => (
           <button type="button" id="load-more" hidden>Load more</button>
         </Section>
         <Section id="access" title="Who may use this Note">
-          <ul id="members"></ul>
+          <ul id="members" class="members"></ul>
+          <form id="add-member" class="row">
+            <label>
+              User ID <input name="user" maxlength={LIMITS.userIdLength} autocomplete="off" required />
+            </label>
+            <button type="submit">Add member</button>
+          </form>
           <p>
             Connectors (AI agents): <strong id="approval-state">–</strong>{" "}
             <button type="button" id="approval-toggle">Approve for connectors</button>
@@ -138,6 +168,48 @@ export const Shell: FC = () => (
           <p id="feed-news" class="visually-hidden" role="status" aria-live="polite"></p>
           {/* It scrolls: focusable, so the keyboard can scroll it too. */}
           <ol id="feed" class="feed" tabindex={0} aria-labelledby="activity-title"></ol>
+        </Section>
+      </main>
+    </body>
+  </html>
+);
+
+/** The home, /notes/: the person's Notes, a page at a time, a title filter, and a form to create a Note. */
+export const HomeShell: FC = () => (
+  <html lang="en">
+    <Head title="Your Notes · osFoundry Notes" />
+    <body>
+      <a class="skip" href="#notes-list">Skip to your Notes</a>
+      <header>
+        <h1>Your Notes</h1>
+        <SignOut />
+        <p id="status" role="status" aria-live="polite"></p>
+      </header>
+      <main class="home">
+        <Section id="create" title="Create a Note">
+          <form id="create-note" class="row">
+            <label>
+              Title <input name="title" maxlength={LIMITS.noteTitleLength} autocomplete="off" required />
+            </label>
+            <button type="submit">Create a Note</button>
+          </form>
+        </Section>
+        <Section id="notes-list" title="Notes you can use">
+          <form id="filter-notes" class="row" role="search">
+            <label>
+              Titles containing <input type="search" name="title_contains" maxlength={LIMITS.noteTitleLength} autocomplete="off" />
+            </label>
+          </form>
+          <p id="notes-range" class="meta" aria-live="polite"></p>
+          <ul id="notes" class="notes"></ul>
+          <nav class="row" aria-label="Pages of Notes">
+            <button type="button" id="previous-page" disabled>
+              Previous page
+            </button>
+            <button type="button" id="next-page" disabled>
+              Next page
+            </button>
+          </nav>
         </Section>
       </main>
     </body>

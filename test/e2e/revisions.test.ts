@@ -122,16 +122,18 @@ function structured(result: CallToolResult): Record<string, any> {
   return content as Record<string, any>;
 }
 
-/** The link a write's result carries to the Note's page, after its JSON text. */
-function notePageLink(noteId: string): Record<string, unknown> {
-  return { type: "resource_link", uri: `${running().url}/notes/${noteId}`, name: noteId, title: "Open the Note", mimeType: "text/html" };
+/** The link a write's result carries to the Note's page, after its JSON text: opened on the tab it wrote (`?tab=`). */
+function notePageLink(noteId: string, tabId: string): Record<string, unknown> {
+  return { type: "resource_link", uri: `${running().url}/notes/${noteId}?tab=${encodeURIComponent(tabId)}`, name: noteId, title: "Open the Note", mimeType: "text/html" };
 }
 
-/** A write's result: its structuredContent, after checking it links to the Note's page (and only that). */
+/** A write's result: its structuredContent, after checking it links to the Note's page on the tab it wrote (and only that). */
 function written(result: CallToolResult, noteId: string): Record<string, any> {
   const content = structured(result);
   expect(result.content).toHaveLength(2);
-  expect(result.content[1]).toMatchObject(notePageLink(noteId));
+  // Every write here concerns one tab: a deck's (tab_id), or the Sources tab for a source.
+  const tabId = typeof content.tab_id === "string" ? content.tab_id : content.source_id !== undefined ? "sources" : "(none)";
+  expect(result.content[1]).toMatchObject(notePageLink(noteId, tabId));
   return content;
 }
 

@@ -6,6 +6,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { APP_JS } from "../../src/page/generated/app-js.js";
+import { LIMITS } from "../../src/note/index.js";
 import { APP_CSS } from "../../src/page/style.js";
 import { fetchWorker } from "../support/workers.js";
 
@@ -54,7 +55,7 @@ describe("GET /notes/:id", () => {
   });
 
   it("is not a page for what no Note ID spells", async () => {
-    for (const path of ["/notes/a.b", "/notes/", "/notes/" + "x".repeat(65), "/notes/demo/extra"]) {
+    for (const path of ["/notes/a.b", "/notes/" + "x".repeat(65), "/notes/demo/extra", "/notes//"]) {
       const response = await fetchWorker(path);
       expect(response.status, path).toBe(404);
       expect(response.headers.get("Content-Security-Policy"), path).toBeNull();
@@ -92,5 +93,48 @@ describe("the page's script and style sheet", () => {
 
   it("puts data into the page as text only: the script never assigns markup", () => {
     expect(APP_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
+  });
+});
+
+describe("GET /notes/ (the home)", () => {
+  it("answers one static shell for every person, under the Note page's CSP, with the same script: it lists the person's Notes", async () => {
+    const response = await fetchWorker("/notes/");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+    const note = await fetchWorker("/notes/demo");
+    expect(response.headers.get("Content-Security-Policy")).toBe(note.headers.get("Content-Security-Policy"));
+    const html = await response.text();
+    expect(html.startsWith("<!doctype html><html lang=\"en\">")).toBe(true);
+    expect(html).toContain("<title>Your Notes · osFoundry Notes</title>");
+    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script src="/notes/app.js" type="module">']);
+    expect(html).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=/i);
+    // What the script fills: the list, its pages, the filter and the create form, each control labelled.
+    for (const id of ['id="notes"', 'id="previous-page"', 'id="next-page"', 'id="filter-notes"', 'id="create-note"', 'id="status"', 'id="sign-out"']) expect(html).toContain(id);
+    expect(html).toMatch(/<label>Titles containing <input type="search" name="title_contains" maxlength="200"/);
+    expect(html).toMatch(/<label>Title <input name="title" maxlength="200"/);
+  });
+
+  it("sends /notes (no slash) to /notes/", async () => {
+    const response = await fetchWorker("/notes", { redirect: "manual" });
+    expect(response.status).toBe(301);
+    expect(response.headers.get("Location")).toBe("/notes/");
+  });
+
+  it("signs in and comes back to the home", async () => {
+    const response = await fetchWorker("/notes/sign-in?return=/notes/", { redirect: "manual" });
+    expect(response.status).toBe(302);
+    expect(new URL(response.headers.get("Location") ?? "").pathname).toBe("/authorize");
+  });
+});
+
+describe("the Note page's header and fields", () => {
+  it("links home, and limits each field to the server's limit (a tab's label to LIMITS.tabLabelLength, not 200)", async () => {
+    const html = await (await fetchWorker("/notes/demo")).text();
+    expect(html).toContain('<a href="/notes/" id="home-link">Your Notes</a>');
+    expect(LIMITS.tabLabelLength).toBe(100);
+    expect(html.match(/name="label" maxlength="(\d+)"/g)).toEqual([`name="label" maxlength="${LIMITS.tabLabelLength}"`, `name="label" maxlength="${LIMITS.tabLabelLength}"`]);
+    expect(html).toContain(`id="note-title-input" name="title" maxlength="${LIMITS.noteTitleLength}"`);
+    expect(html).toContain(`<label>User ID <input name="user" maxlength="${LIMITS.userIdLength}"`);
   });
 });

@@ -192,12 +192,14 @@ describe("without a token", () => {
 });
 
 describe("links back to the Note", () => {
-  it("a write's result links to the Note's page, in either revision; a read's and a failure's do not", async () => {
+  it("a write's result links to the Note's page opened on the tab it wrote, in either revision; a read's and a failure's do not", async () => {
     const { noteId, version } = await newNote({ title: "Links" });
     const args = { note_id: noteId, expected_version: version, idempotency_key: "link", tab_type: "slides", slides: [{ title: "One" }] };
     const legacy = (await json(await rpc("tools/call", { name: "create_note_tab", arguments: args }))).result;
     const modern = (await json(await modernRpc("tools/call", { name: "create_note_tab", arguments: args }))).result;
-    const link = { type: "resource_link", uri: `http://127.0.0.1:8787/notes/${noteId}`, name: noteId, title: "Open the Note", mimeType: "text/html" };
+    const tabId = legacy.structuredContent.tab_id;
+    expect(tabId).toMatch(/^slides-/);
+    const link = { type: "resource_link", uri: `http://127.0.0.1:8787/notes/${noteId}?tab=${tabId}`, name: noteId, title: "Open the Note", mimeType: "text/html" };
     expect(legacy.content[1]).toMatchObject(link);
     expect(modern.content[1]).toMatchObject(link);
     expect(legacy.content[0]).toEqual({ type: "text", text: JSON.stringify(legacy.structuredContent) });

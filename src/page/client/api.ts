@@ -18,7 +18,12 @@ export type Answer<T> = { ok: true; value: T } | { ok: false; status: number; er
 const API_TIMEOUT_MS = 20_000;
 
 /** A request to the Note's routes (`path` after /api/v1/notes/:id). */
-export async function api<T>(method: string, path: string, body?: object): Promise<Answer<T>> {
+export function api<T>(method: string, path: string, body?: object): Promise<Answer<T>> {
+  return request<T>(method, `${noteBase}${path}`, body);
+}
+
+/** A request to the person's API at `url` (a path on this origin, e.g. /api/v1/notes); a 401 goes to sign in. */
+export async function request<T>(method: string, url: string, body?: object): Promise<Answer<T>> {
   const init: RequestInit = { method, credentials: "same-origin", headers: { accept: "application/json" }, signal: AbortSignal.timeout(API_TIMEOUT_MS) };
   if (body !== undefined) {
     init.headers = { accept: "application/json", "content-type": "application/json" };
@@ -26,7 +31,7 @@ export async function api<T>(method: string, path: string, body?: object): Promi
   }
   let response: Response;
   try {
-    response = await fetch(`${noteBase}${path}`, init);
+    response = await fetch(url, init);
   } catch {
     return { ok: false, status: 0, error: { code: "offline", message: "The server did not answer; check the connection." } };
   }
@@ -36,6 +41,47 @@ export async function api<T>(method: string, path: string, body?: object): Promi
   if (response.ok) return { ok: false, status: 0, error: { code: "offline", message: "The server's answer was cut off." } };
   const error = (json as { error?: ApiError } | null)?.error;
   return { ok: false, status: response.status, error: error ?? { code: `http_${response.status}`, message: `The server answered HTTP ${response.status}.` } };
+}
+
+/** What each field the page sends is called on the page. */
+const FIELD_NAMES: Record<string, string> = {
+  label: "The label",
+  title: "The title",
+  user: "The user ID",
+  text: "The Markdown",
+  body: "The body",
+  notes: "The speaker notes",
+  name: "The name",
+  columns: "The column names",
+  cells: "The cells",
+  url: "The address",
+  description: "The description",
+};
+
+/** A problem of one field as a person reads it: lengths in characters, no API terms. */
+function problemInWords(problem: string): string {
+  const tooLong = /^at most (\d+) UTF-16 code units \(got (\d+)\)$/.exec(problem);
+  if (tooLong !== null) return `is too long: at most ${tooLong[1]} characters (it has ${tooLong[2]})`;
+  if (problem.startsWith("must not be empty or blank")) return "must not be empty";
+  const control = /^must not contain control characters \((U\+[0-9A-F]+) at index (\d+)\)$/.exec(problem);
+  if (control !== null) return `contains a character that cannot be typed into it (${control[1]}, character ${Number(control[2]) + 1})`;
+  return problem;
+}
+
+/**
+ * The server's refusal in a person's words: `invalid_arguments` names each field as the page labels it
+ * ("The label is too long: at most 100 characters (it has 120)."), not as the API spells it.
+ */
+export function errorInWords(error: ApiError): string {
+  const issues = error.code === "invalid_arguments" && Array.isArray(error.issues) ? (error.issues as { path?: unknown; problem?: unknown }[]) : [];
+  if (issues.length === 0) return error.message;
+  return issues
+    .map((issue) => {
+      const path = String(issue.path ?? "");
+      const field = FIELD_NAMES[path.split(/[.[]/)[0] ?? ""] ?? (path === "" || path.startsWith("(") ? "This" : `The field “${path}”`);
+      return `${field} ${problemInWords(String(issue.problem ?? "is not accepted"))}.`;
+    })
+    .join(" ");
 }
 
 /** When this tab last went to sign in (sessionStorage: it survives the round trip through the consent page). */
@@ -51,7 +97,7 @@ function signIn(): void {
     return;
   }
   sessionStorage.setItem(SIGN_IN_AT, String(Date.now()));
-  location.assign(`/notes/sign-in?return=${encodeURIComponent(location.pathname)}`);
+  location.assign(`/notes/sign-in?return=${encodeURIComponent(location.pathname + location.search)}`);
 }
 
 /** A write refused with `version_conflict`: the Note's version now and the changes since the version the page wrote on. */
@@ -113,6 +159,6 @@ export async function write<T extends { version: number }>(
     say(`${what}: no answer from the server, so it may or may not be done; the page shows the Note as it is now.`);
     return false;
   }
-  if (answer.status !== 401) say(`${what}: not done. ${answer.error.message}`);
+  if (answer.status !== 401) say(`${what}: not done. ${errorInWords(answer.error)}`);
   return false;
 }

@@ -10,11 +10,12 @@
  * has its panel (slides.ts, sheet.ts, markdown.ts, attachments.ts), the feed
  * its view (feed-view.ts), and state.ts holds what they share.
  */
-import { api, SIGN_IN_AT, write } from "./api.js";
+import { api, conflictInWords, SIGN_IN_AT, write } from "./api.js";
 import { bindAttachments, loadAttachmentsPage } from "./attachments.js";
 import { $, h, say, setLive } from "./dom.js";
 import { describeChange } from "./feed.js";
 import { loadFeed, renderFeed } from "./feed-view.js";
+import { startHome } from "./home.js";
 import { bindMarkdown, syncMarkdown } from "./markdown.js";
 import { loadSheetPage } from "./sheet.js";
 import { renderSlides } from "./slides.js";
@@ -28,6 +29,12 @@ function stop(message: string): void {
   setLive(message);
 }
 
+/** The Note is out of reach: says why, with the way back to the person's other Notes. */
+function sayGone(message: string): void {
+  say(message);
+  $("status").append(" ", h("a", { href: "/notes/", id: "gone-home" }, "Your Notes"));
+}
+
 // ---- reading ------------------------------------------------------------------------------
 
 /** Reads the whole Note and shows it. */
@@ -39,7 +46,7 @@ async function refresh(): Promise<void> {
   if (!answer.ok) {
     if (answer.error.code === "note_not_found") {
       stop("closed");
-      say(`There is no Note "${noteId}" that you can use: it was deleted, you were removed, or the address is wrong.`);
+      sayGone(`There is no Note "${noteId}" that you can use: it was deleted, you were removed, or the address is wrong.`);
       // Nothing to show or act on: no heading that still says loading, no buttons that would do nothing.
       $("note-title").textContent = "No Note to show";
       for (const main of document.getElementsByTagName("main")) main.hidden = true;
@@ -125,7 +132,7 @@ function connect(): void {
     socket = null;
     if (event.code === 4404) {
       stop("closed");
-      say(`This Note is no longer yours to see: ${event.reason || "it was deleted or you were removed"}.`);
+      sayGone(`This Note is no longer yours to see: ${event.reason || "it was deleted or you were removed"}.`);
       return;
     }
     if (event.code === 4401) {
@@ -214,14 +221,17 @@ function touchesSelected(entry: ChangeEntry): boolean {
 function render(): void {
   const note = page.note;
   if (note === null) return;
-  $("note-title").textContent = note.title;
+  $("note-title").replaceChildren(h("bdi", {}, note.title));
   document.title = `${note.title} · osFoundry Notes`;
+  $("rename-note").hidden = false;
+  syncTitleField(note.title);
   $("note-version").textContent = String(note.version);
   document.body.dataset.version = String(note.version);
-  if (selectedTab() === undefined) select((note.tabs.find((tab) => tab.type === "slides") ?? note.tabs[0])?.id ?? null, false);
+  // While the page opens, the tab to open on is not chosen yet (start, below): the URL's, else the last changed.
+  if (selectedTab() === undefined && !opening) select(firstTab(note), false);
   renderTabs();
   renderPanel();
-  $("members").replaceChildren(...note.members.map((user) => h("li", {}, user)));
+  renderMembers(note.members);
   $("approval-state").textContent = note.approved ? "approved" : "not approved";
   $("approval-toggle").textContent = note.approved ? "Revoke connector access" : "Approve for connectors";
 }
@@ -244,9 +254,40 @@ function renderTabs(): void {
 /** What the rename field was last filled with: the person's typing is never overwritten. */
 let renameBase = "";
 
+/** True until the page has chosen the tab it opens on. */
+let opening = true;
+
+/** The tab a page shows when no other is chosen: the first Slides tab, else the first. */
+function firstTab(note: Note): string | null {
+  return (note.tabs.find((tab) => tab.type === "slides") ?? note.tabs[0])?.id ?? null;
+}
+
+/**
+ * The tab the page opens on: the one the URL names (`?tab=`), else the one changed last (the newest
+ * entry of the feed whose tab is still there), else the first Slides tab. A tab the URL names that the
+ * Note does not have is said, and the page opens as without it.
+ */
+function openingTab(note: Note): string | null {
+  const has = (tabId: string | undefined) => tabId !== undefined && note.tabs.some((tab) => tab.id === tabId);
+  const named = new URLSearchParams(location.search).get("tab");
+  if (named !== null && has(named)) return named;
+  const versions = [...feed.keys()].sort((a, b) => b - a);
+  const changed = versions.map((version) => feed.get(version)?.tab_id).find(has) ?? firstTab(note);
+  if (named !== null) {
+    const shown = note.tabs.find((tab) => tab.id === changed);
+    say(`This Note has no tab "${named}" (it was deleted, or the link is wrong)${shown === undefined ? "." : `: showing “${shown.label}” instead.`}`);
+  }
+  return changed;
+}
+
 function select(tabId: string | null, byPerson: boolean): void {
   if (tabId === page.selected) return;
   page.selected = tabId;
+  // The URL names the selected tab: a reload, or the link shared, opens on it.
+  const url = new URL(location.href);
+  if (tabId === null) url.searchParams.delete("tab");
+  else url.searchParams.set("tab", tabId);
+  if (url.href !== location.href) history.replaceState(history.state, "", url);
   page.contentStale = true;
   // Another tab: the rename field starts from its label, not from what was typed for the last one.
   ($<HTMLFormElement>("rename-tab").elements.namedItem("label") as HTMLInputElement).value = "";
@@ -321,6 +362,95 @@ async function loadPage(tab: Tab): Promise<void> {
   $("load-more").hidden = page.nextCursor === null;
 }
 
+// ---- the Note's title and members ---------------------------------------------------------
+
+/** What the title field was last filled with: a re-read never overwrites what the person typed. */
+let titleBase: string | null = null;
+
+function syncTitleField(title: string): void {
+  const input = $<HTMLInputElement>("note-title-input");
+  if (titleBase === null || input.value === titleBase) {
+    input.value = title;
+    titleBase = title;
+  }
+}
+
+function closeTitleForm(): void {
+  $("note-title-form").hidden = true;
+  $("rename-note").setAttribute("aria-expanded", "false");
+  titleBase = null;
+  if (page.note !== null) syncTitleField(page.note.title);
+  $("rename-note").focus();
+}
+
+/** The member whose removal waits for its confirmation. */
+let removing: string | null = null;
+
+function renderMembers(members: string[]): void {
+  if (removing !== null && !members.includes(removing)) removing = null;
+  const list = $("members");
+  const focused = document.activeElement instanceof HTMLElement && list.contains(document.activeElement) ? document.activeElement.dataset.action : undefined;
+  list.replaceChildren(
+    ...members.map((user) => {
+      const remove = h("button", { type: "button", "data-action": `remove:${user}`, "aria-label": `Remove ${user}` }, "Remove");
+      remove.addEventListener("click", () => {
+        removing = removing === user ? null : user;
+        renderMembers(page.note?.members ?? []);
+        list.querySelector<HTMLElement>(`[data-action="${CSS.escape(removing === null ? `remove:${user}` : `confirm:${user}`)}"]`)?.focus();
+      });
+      const item = h("li", { "data-user": user }, h("bdi", {}, user), " ", remove);
+      if (removing === user) {
+        const confirm = h("button", { type: "button", class: "danger", "data-action": `confirm:${user}` }, `Yes, remove ${user}`);
+        confirm.addEventListener("click", () => {
+          removing = null;
+          void write(`Remove ${user}`, "DELETE", `/members/${encodeURIComponent(user)}`).then(() => $("add-member").querySelector("input")?.focus());
+        });
+        item.append(" ", confirm);
+      }
+      return item;
+    }),
+  );
+  if (focused !== undefined) list.querySelector<HTMLElement>(`[data-action="${CSS.escape(focused)}"]`)?.focus();
+}
+
+function bindTitleAndMembers(): void {
+  $("rename-note").addEventListener("click", () => {
+    const form = $("note-title-form");
+    form.hidden = !form.hidden;
+    $("rename-note").setAttribute("aria-expanded", String(!form.hidden));
+    if (!form.hidden) $("note-title-input").focus();
+  });
+  $("note-title-cancel").addEventListener("click", closeTitleForm);
+  $<HTMLFormElement>("note-title-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const title = $<HTMLInputElement>("note-title-input").value.trim();
+    void write(
+      "Rename the Note",
+      "PATCH",
+      "",
+      { title },
+      () => {
+        titleBase = null;
+        $("note-title-form").hidden = true;
+        $("rename-note").setAttribute("aria-expanded", "false");
+      },
+      (conflict) =>
+        say(
+          `Rename the Note: not done. The Note changed while you were editing (${conflictInWords(conflict)}). Your title is kept in the field: Save title again to apply it, or Cancel.`,
+        ),
+    );
+  });
+  const add = $<HTMLFormElement>("add-member");
+  add.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = add.elements.namedItem("user") as HTMLInputElement;
+    const user = input.value.trim();
+    void write(`Add ${user}`, "POST", "/members", { user }, () => {
+      input.value = "";
+    });
+  });
+}
+
 // ---- the person's actions -----------------------------------------------------------------
 
 function bind(): void {
@@ -364,6 +494,7 @@ function bind(): void {
   });
   bindMarkdown();
   bindAttachments();
+  bindTitleAndMembers();
   $("approval-toggle").addEventListener("click", () => {
     const note = page.note;
     if (note !== null) void write(note.approved ? "Revoke connector access" : "Approve for connectors", "PUT", "/approval", { approved: !note.approved });
@@ -381,10 +512,16 @@ async function start(): Promise<void> {
   await refresh();
   if (page.note === null || page.stopped) return;
   page.seen = page.note.version;
-  await reloadContentIfStale();
+  // The feed first: the tab changed last is the one to open on.
   await loadFeed(page.seen);
+  opening = false;
+  if (page.note !== null) select(openingTab(page.note), false);
+  render();
+  await reloadContentIfStale();
   connect();
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => void start());
-else void start();
+// One script for the home (/notes/) and every Note's page: the path says which.
+const begin = noteId === "" ? startHome : start;
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => void begin());
+else void begin();
