@@ -67,6 +67,10 @@ export const Shell: FC = () => (
           <button type="button" id="note-title-cancel">Cancel</button>
         </form>
         <p id="status" role="status" aria-live="polite"></p>
+        {/* Shown when the Note cannot be opened (any more): the way back to the person's other Notes. */}
+        <p id="gone-home" hidden>
+          <a href={HOME_PATH}>Your Notes</a>
+        </p>
       </header>
       <main>
         <Section id="tabs" title="Tabs">

@@ -86,5 +86,15 @@ th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: lef
 .markdown-view pre code { background: none; padding: 0; }
 .markdown-view ul, .markdown-view ol { padding-left: 1.5rem; }
 a { color: var(--accent); }
+header nav { margin: 0 0 0.25rem; }
+#sign-out + #rename-note, #note-title-form { margin: 0.25rem 0; }
+.members { padding-left: 1.25rem; }
+.members li { margin: 0.25rem 0; overflow-wrap: anywhere; }
+main.home { grid-template-columns: minmax(0, 1fr); max-width: 48rem; }
+.notes { list-style: none; padding: 0; margin: 0; }
+.notes li { padding: 0.4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+.notes a { font-weight: 600; }
+.notes .badge { font-size: 0.75rem; border: 1px solid currentColor; border-radius: 999px; padding: 0 0.4rem; color: var(--muted); white-space: nowrap; }
+.notes .badge.approved { color: var(--person); }
 [hidden] { display: none !important; }
 `;

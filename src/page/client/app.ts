@@ -32,7 +32,7 @@ function stop(message: string): void {
 /** The Note is out of reach: says why, with the way back to the person's other Notes. */
 function sayGone(message: string): void {
   say(message);
-  $("status").append(" ", h("a", { href: "/notes/", id: "gone-home" }, "Your Notes"));
+  $("gone-home").hidden = false;
 }
 
 // ---- reading ------------------------------------------------------------------------------

@@ -6,8 +6,9 @@
  * is the home's. Titles go in as text, in <bdi> (a right-to-left title does
  * not reorder what follows it).
  */
-import { errorInWords, request } from "./api.js";
+import { errorInWords, request, SIGN_IN_AT } from "./api.js";
 import { $, h, say } from "./dom.js";
+import { page } from "./state.js";
 
 /** Notes per page. */
 export const HOME_PAGE_SIZE = 50;
@@ -44,6 +45,8 @@ async function load(): Promise<void> {
     if (answer.status !== 401) say(`Could not list your Notes: ${errorInWords(answer.error)}`);
     return;
   }
+  // Signed in and reading: a later 401 (the session over, a sign-out) may go to sign-in again at once.
+  sessionStorage.removeItem(SIGN_IN_AT);
   const { notes, next_cursor } = answer.value;
   next = next_cursor;
   $("notes").replaceChildren(
@@ -127,6 +130,11 @@ function bind(): void {
 }
 
 export async function startHome(): Promise<void> {
+  // The home has no live socket: leaving for sign-in just says so.
+  page.stop = (message) => {
+    page.stopped = true;
+    say(message);
+  };
   $<HTMLFormElement>("sign-out").action = `/notes/sign-out?return=${encodeURIComponent(location.pathname)}`;
   bind();
   await load();
