@@ -253,7 +253,7 @@ describe("the person's page, live", () => {
     await expect.poll(() => bobs.locator("#live-state").getAttribute("data-state"), WAIT).toBe("closed");
     expect(await bobs.locator("#status").textContent()).toContain("This Note is no longer yours to see");
     // Alice's page stays live and shows bob gone.
-    await expect.poll(() => alices.locator("#members li").allTextContents(), WAIT).toEqual(["alice"]);
+    await expect.poll(() => alices.locator("#members li bdi").allTextContents(), WAIT).toEqual(["alice"]);
     expect(await alices.locator("#live-state").getAttribute("data-state")).toBe("live");
 
     expect((await people.request("DELETE", `/notes/${noteId}`)).status).toBe(200);

@@ -8,13 +8,16 @@
  *
  * This file reads and follows the Note and draws the tabs; each kind of tab
  * has its panel (slides.ts, sheet.ts, markdown.ts, attachments.ts), the feed
- * its view (feed-view.ts), and state.ts holds what they share.
+ * its view (feed-view.ts), the header the Note's title and members
+ * (header.ts), and state.ts holds what they share. The same script is the
+ * home's (home.ts) at /notes/.
  */
-import { api, conflictInWords, SIGN_IN_AT, write } from "./api.js";
+import { api, SIGN_IN_AT, write } from "./api.js";
 import { bindAttachments, loadAttachmentsPage } from "./attachments.js";
 import { $, h, say, setLive } from "./dom.js";
 import { describeChange } from "./feed.js";
 import { loadFeed, renderFeed } from "./feed-view.js";
+import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js";
 import { startHome } from "./home.js";
 import { bindMarkdown, syncMarkdown } from "./markdown.js";
 import { loadSheetPage } from "./sheet.js";
@@ -33,6 +36,8 @@ function stop(message: string): void {
 function sayGone(message: string): void {
   say(message);
   $("gone-home").hidden = false;
+  $("rename-note").hidden = true;
+  $("note-title-form").hidden = true;
 }
 
 // ---- reading ------------------------------------------------------------------------------
@@ -360,95 +365,6 @@ async function loadPage(tab: Tab): Promise<void> {
   if (tab.type === "sheet") await loadSheetPage(tab);
   else await loadAttachmentsPage(tab);
   $("load-more").hidden = page.nextCursor === null;
-}
-
-// ---- the Note's title and members ---------------------------------------------------------
-
-/** What the title field was last filled with: a re-read never overwrites what the person typed. */
-let titleBase: string | null = null;
-
-function syncTitleField(title: string): void {
-  const input = $<HTMLInputElement>("note-title-input");
-  if (titleBase === null || input.value === titleBase) {
-    input.value = title;
-    titleBase = title;
-  }
-}
-
-function closeTitleForm(): void {
-  $("note-title-form").hidden = true;
-  $("rename-note").setAttribute("aria-expanded", "false");
-  titleBase = null;
-  if (page.note !== null) syncTitleField(page.note.title);
-  $("rename-note").focus();
-}
-
-/** The member whose removal waits for its confirmation. */
-let removing: string | null = null;
-
-function renderMembers(members: string[]): void {
-  if (removing !== null && !members.includes(removing)) removing = null;
-  const list = $("members");
-  const focused = document.activeElement instanceof HTMLElement && list.contains(document.activeElement) ? document.activeElement.dataset.action : undefined;
-  list.replaceChildren(
-    ...members.map((user) => {
-      const remove = h("button", { type: "button", "data-action": `remove:${user}`, "aria-label": `Remove ${user}` }, "Remove");
-      remove.addEventListener("click", () => {
-        removing = removing === user ? null : user;
-        renderMembers(page.note?.members ?? []);
-        list.querySelector<HTMLElement>(`[data-action="${CSS.escape(removing === null ? `remove:${user}` : `confirm:${user}`)}"]`)?.focus();
-      });
-      const item = h("li", { "data-user": user }, h("bdi", {}, user), " ", remove);
-      if (removing === user) {
-        const confirm = h("button", { type: "button", class: "danger", "data-action": `confirm:${user}` }, `Yes, remove ${user}`);
-        confirm.addEventListener("click", () => {
-          removing = null;
-          void write(`Remove ${user}`, "DELETE", `/members/${encodeURIComponent(user)}`).then(() => $("add-member").querySelector("input")?.focus());
-        });
-        item.append(" ", confirm);
-      }
-      return item;
-    }),
-  );
-  if (focused !== undefined) list.querySelector<HTMLElement>(`[data-action="${CSS.escape(focused)}"]`)?.focus();
-}
-
-function bindTitleAndMembers(): void {
-  $("rename-note").addEventListener("click", () => {
-    const form = $("note-title-form");
-    form.hidden = !form.hidden;
-    $("rename-note").setAttribute("aria-expanded", String(!form.hidden));
-    if (!form.hidden) $("note-title-input").focus();
-  });
-  $("note-title-cancel").addEventListener("click", closeTitleForm);
-  $<HTMLFormElement>("note-title-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const title = $<HTMLInputElement>("note-title-input").value.trim();
-    void write(
-      "Rename the Note",
-      "PATCH",
-      "",
-      { title },
-      () => {
-        titleBase = null;
-        $("note-title-form").hidden = true;
-        $("rename-note").setAttribute("aria-expanded", "false");
-      },
-      (conflict) =>
-        say(
-          `Rename the Note: not done. The Note changed while you were editing (${conflictInWords(conflict)}). Your title is kept in the field: Save title again to apply it, or Cancel.`,
-        ),
-    );
-  });
-  const add = $<HTMLFormElement>("add-member");
-  add.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const input = add.elements.namedItem("user") as HTMLInputElement;
-    const user = input.value.trim();
-    void write(`Add ${user}`, "POST", "/members", { user }, () => {
-      input.value = "";
-    });
-  });
 }
 
 // ---- the person's actions -----------------------------------------------------------------
