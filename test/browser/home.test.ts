@@ -192,6 +192,14 @@ describe("the Note page opens where the work is", () => {
     expect(await page.locator("#status").textContent()).toBe('This Note has no tab "slides-999-gone" (it was deleted, or the link is wrong): showing “Budget” instead.');
     expect(new URL(page.url()).searchParams.get("tab")).toBe(budget);
 
+    // The feed's link to a tab selects it in place: no reload (the mark stays), the URL follows, the keyboard is on the tab.
+    await page.evaluate(() => Object.assign(window, { stayedOpen: true }));
+    await page.locator(`#feed a[data-tab-id="${deck}"]`).first().click();
+    await expect.poll(selected, WAIT).toBe(deck);
+    expect(new URL(page.url()).searchParams.get("tab")).toBe(deck);
+    expect(await page.evaluate(() => (window as unknown as { stayedOpen?: boolean }).stayedOpen)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-tab-id"))).toBe(deck);
+
     expect(page.problems).toEqual([]);
     await page.context().close();
   });

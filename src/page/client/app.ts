@@ -369,7 +369,30 @@ async function loadPage(tab: Tab): Promise<void> {
 
 // ---- the person's actions -----------------------------------------------------------------
 
+/**
+ * A link to a tab of this Note (`?tab=`, as the feed's lines carry) selects the tab in place: no reload,
+ * so nothing the person is typing is lost. Another Note's, or a click meant for a new tab or window, goes
+ * as links go.
+ */
+function followTabLinks(): void {
+  document.addEventListener("click", (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = event.target instanceof Element ? event.target.closest("a") : null;
+    if (link === null || link.target !== "") return;
+    const url = new URL(link.href, location.href);
+    const tabId = url.searchParams.get("tab");
+    if (url.origin !== location.origin || url.pathname !== location.pathname || tabId === null) return;
+    event.preventDefault();
+    if (page.note?.tabs.some((tab) => tab.id === tabId) === true) {
+      select(tabId, true);
+      // The keyboard goes to the tab it opened, just above its panel.
+      $("tab-strip").querySelector<HTMLElement>(`[data-tab-id="${CSS.escape(tabId)}"]`)?.focus();
+    } else say(`This Note has no tab "${tabId}" any more.`);
+  });
+}
+
 function bind(): void {
+  followTabLinks();
   $<HTMLFormElement>("add-tab").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
