@@ -279,9 +279,15 @@ describe("the way home, the Note's title and members", () => {
     const label = page.locator("#add-tab input[name=label]");
     await label.fill("x".repeat(150));
     expect((await label.inputValue()).length).toBe(100);
+    // Past the field's limit (its maxlength taken away, as an old page or a paste tool might), the server's refusal in the page's words.
+    await label.evaluate((input) => input.removeAttribute("maxlength"));
+    await label.fill("x".repeat(150));
+    await label.press("Enter");
+    await expect.poll(() => page.locator("#status").textContent(), WAIT).toBe("Add tab: not done. The label is too long: at most 100 characters (it has 150).");
+    expect((await note()).version).toBe(before.version);
 
     const refused = page.problems.filter((problem) => problem.startsWith("409 ") || problem.startsWith("400 "));
-    expect(refused.map((problem) => problem.split(" ")[0])).toEqual(["409", "400", "400"]);
+    expect(refused.map((problem) => problem.split(" ")[0])).toEqual(["409", "400", "400", "400"]);
     expect(page.problems.length).toBe(refused.length);
     await page.context().close();
   });
