@@ -94,7 +94,6 @@ main.home { grid-template-columns: minmax(0, 1fr); max-width: 48rem; }
 .notes { list-style: none; padding: 0; margin: 0; }
 .notes li { padding: 0.4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .notes a { font-weight: 600; }
-.notes a, header nav a, #gone-home a { color: var(--accent); }
 .notes .badge { font-size: 0.75rem; border: 1px solid currentColor; border-radius: 999px; padding: 0 0.4rem; color: var(--muted); white-space: nowrap; }
 .notes .badge.approved { color: var(--person); }
 [hidden] { display: none !important; }
