@@ -88,8 +88,8 @@ describe("hostile text on the person's page", () => {
         const made = await madeFromData();
         expect({ where, scripts: made.scripts, images: made.images, frames: made.frames, javascriptLinks: made.javascriptLinks }).toEqual({ where, scripts: ["/notes/app.js"], images: 0, frames: 0, javascriptLinks: 0 });
         expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
-        // The page's own links (the feed's to a tab, /notes/<id>?tab=) and the data's http(s) and mailto ones, nothing else.
-        for (const href of made.hrefs) expect(href, where).toMatch(/^(#|\/notes\/[^/]|https?:\/\/|mailto:)/);
+        // The page's own links (the feed's to a tab, /notes/<id>?tab=; "Your Notes", /notes/) and the data's http(s) and mailto ones, nothing else.
+        for (const href of made.hrefs) expect(href, where).toMatch(/^(#|\/notes\/([^/]|$)|https?:\/\/|mailto:)/);
       };
 
       // The Note's title, as text.
