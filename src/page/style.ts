@@ -56,6 +56,21 @@ button.danger { border-color: #b3261e; color: #b3261e; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { border: 1px solid var(--line); padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+td { white-space: pre-wrap; overflow-wrap: break-word; max-width: 20rem; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.sheet-table th.actions, .sheet-table td.actions { white-space: nowrap; }
+.sheet-table td.actions button { min-height: 2rem; padding: 0.15rem 0.5rem; margin: 0 0.15rem 0.15rem 0; }
+.sheet-table tr.editing td { background: var(--bg); }
+.sheet-table tr.editing input:not([type="checkbox"]), .sheet-table tr.editing textarea { width: 9rem; }
+.sheet-table tr.editing-note td { white-space: normal; }
+.cell-field { display: flex; flex-direction: column; gap: 0.15rem; }
+.cell-field .field-name { font-size: 0.9rem; }
+label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 0.8rem; color: var(--muted); }
+.sheet-add-row, .sheet-add-columns { margin-top: 0.75rem; }
+.sheet-add-row .add-field { min-width: 0; max-width: 100%; }
+.form-message:empty { display: none; }
+.form-message { color: #b3261e; margin: 0.25rem 0; }
+@media (prefers-color-scheme: dark) { .form-message { color: #ffb4ab; } }
 .attachments { padding-left: 1.25rem; overflow-wrap: anywhere; }
 .feed { padding-left: 0; list-style: none; max-height: 32rem; overflow-y: auto; margin: 0; }
 .feed li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; font-size: 0.9rem; }

@@ -20,7 +20,7 @@ import { loadFeed, renderFeed } from "./feed-view.js";
 import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js";
 import { startHome } from "./home.js";
 import { bindMarkdown, syncMarkdown } from "./markdown.js";
-import { loadSheetPage } from "./sheet.js";
+import { loadSheetPage, reloadSheet } from "./sheet.js";
 import { renderSlides } from "./slides.js";
 import { feed, noteBase, noteId, page, selectedTab } from "./state.js";
 import type { ChangeEntry, LiveMessage, Note, Tab } from "./types.js";
@@ -351,7 +351,10 @@ async function reloadContentIfStale(): Promise<void> {
   const tab = selectedTab();
   if (!page.contentStale || tab === undefined) return;
   page.contentStale = false;
-  if (tab.type === "sheet" || tab.type === "files" || tab.type === "sources") {
+  if (tab.type === "sheet") {
+    // The Sheet redraws its rows around the person's open forms (sheet.ts), never over them.
+    await reloadSheet(tab);
+  } else if (tab.type === "files" || tab.type === "sources") {
     page.nextCursor = null;
     $("tab-content").replaceChildren();
     await loadPage(tab);
