@@ -304,4 +304,71 @@ describe("a Sheet filled on the page, from the keyboard", () => {
     ]);
     expect(person.problems).toEqual([]);
   });
+
+  it("rows a page at a time: after Load more, an edit keeps the row where it is and the rows shown; a change the page has not heard of is refused by the server, named, the person's values kept", async () => {
+    const { noteId: longId } = await newNote(h, "Long list");
+    const tab = orThrow(await h.people.addTab(longId, { tab_type: "sheet", label: "Stock" }), "add a Sheet").tab;
+    for (const [route, body] of [
+      [`/tabs/${tab.id}/columns`, { columns: ["Item", "Count"] }],
+      [`/tabs/${tab.id}/rows`, { rows: Array.from({ length: 130 }, (_, i) => ({ Item: `Item ${i + 1}`, Count: i + 1 })) }],
+    ] as const) expect((await h.people.request("POST", `/notes/${longId}${route}`, body)).status).toBe(201);
+    const rowsOf = async () => (await read<SheetRead>(h, `/notes/${longId}/tabs/${tab.id}?limit=500`)).rows;
+    // The socket opens but never speaks: the page learns of the agent's change only when the server refuses the save.
+    const page = await openPage(h, longId, { beforeOpen: (context) => context.routeWebSocket(/\/live/, () => {}) });
+    try {
+      await tabTo(page, `#tab-strip button[data-tab-id="${tab.id}"]`);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.locator("#tab-content tbody tr[data-row-id]").count(), WAIT).toBe(100);
+      // Load more follows the 100 rows' buttons in the Tab order: the keyboard is put on it, then presses it.
+      await page.locator("#load-more").focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => page.locator("#tab-content tbody tr[data-row-id]").count(), WAIT).toBe(130);
+      expect(await page.locator("#load-more").isHidden()).toBe(true);
+
+      // Row 120, far down the table (the keyboard is put on its button; Tab would take some 500 presses).
+      await page.locator('#tab-content button[aria-label="Edit row 120"]').focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("Item 120, recounted");
+      await page.keyboard.press("Enter");
+      await expect.poll(async () => (await rowsOf())[119]?.cells, WAIT).toEqual({ Item: "Item 120, recounted", Count: 120 });
+      await expect.poll(() => focusedLabel(page), WAIT).toBe("Edit row 120");
+      expect(await page.locator("#tab-content tbody tr[data-row-id]").count()).toBe(130);
+      expect((await shownRows(page))[119]).toEqual(["120", "Item 120, recounted", "120"]);
+
+      // The agent changes row 125 while the person edits it; the page has not heard, so the server refuses the save.
+      const target = (await rowsOf())[124];
+      if (target === undefined) throw new Error("no row 125");
+      await page.locator('#tab-content button[aria-label="Edit row 125"]').focus();
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Tab");
+      expect(await focusedLabel(page)).toBe("Row 125, Count");
+      await page.keyboard.press("Control+A");
+      await page.keyboard.type("7");
+      const agentClient = await connectClient(h.server.mcpUrl, h.agentToken);
+      let agentWrote = 0;
+      try {
+        const now = (await read<{ version: number }>(h, `/notes/${longId}`)).version;
+        agentWrote = (await call(agentClient, "edit_note_tab", { note_id: longId, expected_version: now, idempotency_key: crypto.randomUUID(), tab_id: tab.id, operation: "row_update", row_id: target.id, cells: { Count: 0 } })).version;
+      } finally {
+        await agentClient.close();
+      }
+      await page.keyboard.press("Enter");
+      const message = page.locator("#tab-content tr.editing-note .form-message");
+      await expect.poll(() => message.textContent(), WAIT).toContain(`v${agentWrote} ${AGENT} changed a row in ${tab.id}: 1 row`);
+      expect(await page.locator('#tab-content input[aria-label="Row 125, Count"]').inputValue()).toBe("7");
+      expect((await rowsOf())[124]?.cells).toEqual({ Item: "Item 125", Count: 0 });
+      onlyRefused(page, /^409 .*\/rows\/row-/);
+      // Saved over it, the row keeps its place among the 130 shown.
+      expect(await focusedLabel(page)).toBe("Save mine over it, row 125");
+      await page.keyboard.press("Enter");
+      await expect.poll(async () => (await rowsOf())[124]?.cells, WAIT).toEqual({ Item: "Item 125", Count: 7 });
+      await expect.poll(async () => (await shownRows(page))[124], WAIT).toEqual(["125", "Item 125", "7"]);
+      expect(await page.locator("#tab-content tbody tr[data-row-id]").count()).toBe(130);
+      expect(page.problems).toEqual([]);
+    } finally {
+      await page.context().close();
+    }
+  });
 });

@@ -366,7 +366,7 @@ function newField(column: string, cell: Cell | undefined, name: string, asNumber
 /** The field's cell: null when empty, a number when "number" is ticked, else the text as typed; a string for a problem. */
 function cellOf(field: Field): { ok: true; cell: Cell | null } | { ok: false; problem: string } {
   const value = field.text.value;
-  if (value.trim() === "") return { ok: true, cell: null };
+  if (field.number.checked ? value.trim() === "" : value === "") return { ok: true, cell: null };
   if (!field.number.checked) return { ok: true, cell: value };
   const parsed = parseNumber(value);
   if (parsed === null) return { ok: false, problem: `“${field.column}” is not a number: “${value.trim()}”. Write it like 12, -3.5 or 1e6, or untick “number” to keep it as text.` };
@@ -546,7 +546,9 @@ function changedCells(editor: Editor, base: Cells): { ok: true; cells: Record<st
     const result = cellOf(field);
     if (!result.ok) return { ok: false, problem: result.problem, field };
     const before = base[field.column] ?? null;
-    if (result.cell !== before) cells[field.column] = result.cell;
+    // A text area gives line breaks as "\n": a cell that held "\r\n" and was not touched is not a change.
+    const same = result.cell === before || (typeof before === "string" && result.cell === before.replace(/\r\n?/g, "\n"));
+    if (!same) cells[field.column] = result.cell;
   }
   return { ok: true, cells };
 }
