@@ -66,7 +66,8 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .cell-field { display: flex; flex-direction: column; gap: 0.15rem; }
 .cell-field .field-name { font-size: 0.9rem; }
 label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 0.8rem; color: var(--muted); }
-.sheet-add-row, .sheet-add-columns { margin-top: 0.75rem; }
+.sheet-add-row, .sheet-add-columns { margin: 0.5rem 0 0.75rem; }
+.sheet-add-row h3 { margin-bottom: 0.25rem; }
 .sheet-add-row .add-field { min-width: 0; max-width: 100%; }
 .form-message:empty { display: none; }
 .form-message { color: #b3261e; margin: 0.25rem 0; }

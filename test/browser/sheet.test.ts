@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { AGENT, call, newNote, openPage, read, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { AGENT, call, newNote, openPage, read, shot, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let h: Harness;
@@ -149,6 +149,7 @@ describe("a Sheet filled on the page, from the keyboard", () => {
       ["2", "Milk", "1.25"],
       ["3", "Bread", "2"],
     ]);
+    await shot(person, "page-sheet.png", "#tab-panel");
     // Number cells right-aligned; text cells not.
     const align = (row: number, column: number) =>
       person.locator(`#tab-content tbody tr[data-row-id]:nth-child(${row}) td:nth-of-type(${column})`).evaluate((td) => getComputedStyle(td).textAlign);
@@ -235,6 +236,7 @@ describe("a Sheet filled on the page, from the keyboard", () => {
     await tabTo(person, '#tab-content button[aria-label="Edit row 1"]');
     await person.keyboard.press("Enter");
     expect(await person.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await shot(person, "page-sheet-narrow.png", "#tab-panel");
     await person.keyboard.press("Escape");
     await person.setViewportSize({ width: 1280, height: 900 });
     expect(person.problems).toEqual([]);

@@ -194,7 +194,8 @@ function viewOf(tab: Tab): SheetView {
 
   const view: SheetView = {
     tabId: tab.id,
-    root: h("div", { class: "sheet", "data-sheet-id": tab.id }, hint, region, addRow, addColumns),
+    // The forms come before the rows: with a hundred rows (four buttons each) shown, they are still a few Tab presses away.
+    root: h("div", { class: "sheet", "data-sheet-id": tab.id }, hint, addRow, addColumns, region),
     hint,
     region,
     head,
@@ -218,6 +219,13 @@ function viewOf(tab: Tab): SheetView {
     event.preventDefault();
     submitRow(view);
   });
+  // A refusal's words stay until the person changes what was refused.
+  addRow.addEventListener("input", () => {
+    addRowMessage.textContent = "";
+  });
+  columnsInput.addEventListener("input", () => {
+    addColumnsMessage.textContent = "";
+  });
   addColumns.addEventListener("submit", (event) => {
     event.preventDefault();
     submitColumns(view, columnsInput);
@@ -237,7 +245,7 @@ function draw(view: SheetView): void {
 
   if (!view.read) view.hint.textContent = "Reading the Sheet…";
   else if (columns.length === 0) view.hint.textContent = "This Sheet has no columns yet. Add its columns below (for example: Item, Cost), then add rows.";
-  else if (rows.length === 0) view.hint.textContent = "No rows yet. Add one with the form below the table.";
+  else if (rows.length === 0) view.hint.textContent = "No rows yet. Add one with the form below.";
   else view.hint.textContent = "";
   view.hint.hidden = view.hint.textContent === "";
   view.region.hidden = columns.length === 0;
