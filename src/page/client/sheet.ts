@@ -46,7 +46,7 @@ interface Editor {
   original: Cells;
   /** The row's cells the person has seen (at opening, or when they chose to save over a change): another change to the row is a conflict. */
   seen: Cells;
-  /** The Note's version when the form opened, or when the person chose to save over a change. */
+  /** The Note's version of the rows `seen` was taken from. */
   version: number;
   fields: Map<string, Field>;
   tr: HTMLTableRowElement;
@@ -109,7 +109,7 @@ export async function reloadSheet(tab: Tab): Promise<void> {
   let cursor: string | null = null;
   let readVersion = Number.POSITIVE_INFINITY;
   do {
-    const answer = await readPage(view, Math.min(500, want - rows.length < 1 ? 100 : Math.max(want - rows.length, 1)), cursor);
+    const answer = await readPage(view, Math.min(500, want - rows.length), cursor);
     if (generation !== view.generation) return;
     if (!answer.ok) {
       if (page.selected === view.tabId) say(`Could not read the Sheet: ${answer.error.message}`);
@@ -456,7 +456,7 @@ function openEditor(view: SheetView, rowId: string): void {
     rowId,
     original: { ...row.cells },
     seen: { ...row.cells },
-    version: page.note.version,
+    version: view.readVersion,
     fields: new Map(),
     tr: h("tr", { "data-row-id": rowId, class: "editing" }),
     th: h("th", { scope: "row" }),
@@ -585,7 +585,7 @@ async function saveEditor(view: SheetView, editor: Editor, over: boolean): Promi
     if (over) {
       // The person has seen the other change and writes theirs over it: cells they did not change keep the other's.
       editor.seen = current === undefined ? {} : { ...current.cells };
-      editor.version = page.note.version;
+      editor.version = view.readVersion;
     } else if (!sameCells(current?.cells, editor.seen)) {
       return showConflict(view, editor, await changesSince(editor));
     }
