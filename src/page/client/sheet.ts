@@ -417,10 +417,11 @@ function submitRow(view: SheetView): void {
   }
   if (Object.keys(cells).length === 0) return refuse(view.addRowMessage, "Type at least one cell: a row keeps at least one.", view.addRowInputs.get(view.columns[0] ?? "")?.text);
   view.addRowMessage.textContent = "";
+  rowsStale();
   void write<{ version: number; row_ids: string[] }>("Add row", "POST", path(view, "/rows"), { rows: [cells] }, () => {
     // The fields empty for the next row; each "number" keeps what the person chose.
     for (const field of view.addRowInputs.values()) field.text.value = "";
-    page.contentStale = true;
+    rowsStale();
   }).then((done) => {
     if (!done) view.addRowMessage.textContent = $("status").textContent ?? "";
   });
@@ -430,12 +431,18 @@ function submitColumns(view: SheetView, input: HTMLInputElement): void {
   const names = input.value.split(",").map((name) => name.trim());
   if (names.every((name) => name === "")) return refuse(view.addColumnsMessage, "Add columns: type one or more names, separated by commas.", input);
   view.addColumnsMessage.textContent = "";
+  rowsStale();
   void write("Add columns", "POST", path(view, "/columns"), { columns: names }, () => {
     input.value = "";
-    page.contentStale = true;
+    rowsStale();
   }).then((done) => {
     if (!done) view.addColumnsMessage.textContent = $("status").textContent ?? "";
   });
+}
+
+/** Whatever a write's answer, the re-read that follows it reads the rows too (the socket may be slow or gone). */
+function rowsStale(): void {
+  page.contentStale = true;
 }
 
 function refuse(where: HTMLElement, problem: string, field?: HTMLElement): void {
@@ -591,10 +598,11 @@ async function saveEditor(view: SheetView, editor: Editor, over: boolean): Promi
     }
     if (Object.keys(mine.cells).length === 0) return closeEditor(view, editor, "Row not changed: nothing in it was edited.");
     let conflict: Conflict | null = null;
+    rowsStale();
     const done = await write("Save row", "PATCH", path(view, `/rows/${encodeURIComponent(editor.rowId)}`), { cells: mine.cells }, () => {
       view.editors.delete(editor.rowId);
       view.focusNext = { rowId: editor.rowId, action: "edit" };
-      page.contentStale = true;
+      rowsStale();
     }, (refused) => {
       conflict = refused;
     });
@@ -646,9 +654,10 @@ function deleteRow(view: SheetView, rowId: string): void {
   const at = view.rows.findIndex((row) => row.id === rowId);
   view.confirming = null;
   const neighbour = view.rows[at + 1] ?? view.rows[at - 1];
+  rowsStale();
   void write("Delete row", "DELETE", path(view, `/rows/${encodeURIComponent(rowId)}`), {}, () => {
     view.focusNext = neighbour === undefined ? { selector: ".sheet-add-row :is(input, textarea)" } : { rowId: neighbour.id, action: "delete" };
-    page.contentStale = true;
+    rowsStale();
   }).then((done) => {
     if (!done) draw(view);
   });
@@ -667,8 +676,9 @@ function moveRow(view: SheetView, rowId: string, delta: -1 | 1): void {
     if (below === undefined) return;
     afterId = below.id;
   }
+  rowsStale();
   void write("Move row", "PATCH", path(view, `/rows/${encodeURIComponent(rowId)}`), { after_id: afterId }, () => {
     view.focusNext = { rowId, action: delta < 0 ? "up" : "down" };
-    page.contentStale = true;
+    rowsStale();
   });
 }
