@@ -196,7 +196,7 @@ describe("a Sheet filled on the page, from the keyboard", () => {
     await expect.poll(async () => (await readSheet()).rows[2]?.cells, WAIT).toEqual({ Item: "Bread", Cost: 2 });
     expect(patches.at(-1)).toEqual({ cells: { Cost: 2 }, expected_version: expect.any(Number) });
     await caughtUp(person);
-    expect(await focusedLabel(person)).toBe("Edit row 3");
+    await expect.poll(() => focusedLabel(person), WAIT).toBe("Edit row 3");
     await expect.poll(() => align(3, 2), WAIT).toBe("right");
 
     // Bread moved up one place; the keyboard stays on its button.

@@ -12,12 +12,11 @@
  * page").
  */
 import { api, conflictInWords, write, type Conflict } from "./api.js";
+import { type CellInput, type Cell, type Cells, cellOf as cellOfInput, changedCells as changedInputs, columnNames, sameCells } from "./cells.js";
 import { $, h, say } from "./dom.js";
 import { page, selectedTab } from "./state.js";
 import type { ChangeEntry, Tab } from "./types.js";
 
-type Cell = string | number;
-type Cells = Record<string, Cell>;
 interface Row {
   id: string;
   index: number;
@@ -371,22 +370,15 @@ function newField(column: string, cell: Cell | undefined, name: string, asNumber
   return { column, box, text, number };
 }
 
-/** The field's cell: null when empty, a number when "number" is ticked, else the text as typed; a string for a problem. */
-function cellOf(field: Field): { ok: true; cell: Cell | null } | { ok: false; problem: string } {
-  const value = field.text.value;
-  if (field.number.checked ? value.trim() === "" : value === "") return { ok: true, cell: null };
-  if (!field.number.checked) return { ok: true, cell: value };
-  const parsed = parseNumber(value);
-  if (parsed === null) return { ok: false, problem: `“${field.column}” is not a number: “${value.trim()}”. Write it like 12, -3.5 or 1e6, or untick “number” to keep it as text.` };
-  return { ok: true, cell: parsed };
-}
+/** What a field holds, for the rule in cells.ts. */
+const inputOf = (field: Field): CellInput => ({ column: field.column, text: field.text.value, asNumber: field.number.checked });
+const cellOf = (field: Field) => cellOfInput(inputOf(field));
 
-/** A finite number written in decimal (12, -3.5, .5, 1e6; no hex, no Infinity), or null. */
-export function parseNumber(text: string): number | null {
-  const trimmed = text.trim();
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) return null;
-  const value = Number(trimmed);
-  return Number.isFinite(value) ? value : null;
+/** The cells of the row's form that differ from `base`; a problem names its field. */
+function changedCells(editor: Editor, base: Cells): { ok: true; cells: Record<string, Cell | null> } | { ok: false; problem: string; field: Field } {
+  const result = changedInputs(Array.from(editor.fields.values(), inputOf), base);
+  if (result.ok) return result;
+  return { ok: false, problem: result.problem, field: editor.fields.get(result.column) as Field };
 }
 
 // ---- adding -------------------------------------------------------------------------------
@@ -428,7 +420,7 @@ function submitRow(view: SheetView): void {
 }
 
 function submitColumns(view: SheetView, input: HTMLInputElement): void {
-  const names = input.value.split(",").map((name) => name.trim());
+  const names = columnNames(input.value);
   if (names.every((name) => name === "")) return refuse(view.addColumnsMessage, "Add columns: type one or more names, separated by commas.", input);
   view.addColumnsMessage.textContent = "";
   rowsStale();
@@ -553,22 +545,6 @@ function setMessage(view: SheetView, editor: Editor, text: string, conflict: boo
   editor.conflictChoices.hidden = !conflict;
   draw(view);
 }
-
-/** The cells of the form that differ from `base` (null empties one); a problem naming its column stops it. */
-function changedCells(editor: Editor, base: Cells): { ok: true; cells: Record<string, Cell | null> } | { ok: false; problem: string; field: Field } {
-  const cells: Record<string, Cell | null> = {};
-  for (const field of editor.fields.values()) {
-    const result = cellOf(field);
-    if (!result.ok) return { ok: false, problem: result.problem, field };
-    const before = base[field.column] ?? null;
-    // A text area gives line breaks as "\n": a cell that held "\r\n" and was not touched is not a change.
-    const same = result.cell === before || (typeof before === "string" && result.cell === before.replace(/\r\n?/g, "\n"));
-    if (!same) cells[field.column] = result.cell;
-  }
-  return { ok: true, cells };
-}
-
-const sameCells = (a: Cells | undefined, b: Cells) => a !== undefined && JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
 
 /**
  * Saves the cells the person changed (from the cells the form opened with). When the row changed since
