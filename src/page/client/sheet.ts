@@ -273,7 +273,9 @@ function draw(view: SheetView): void {
 
   const next = view.focusNext;
   view.focusNext = null;
-  if (next !== null) focusIn(view, next);
+  // Where the person's action said the keyboard goes next, unless they have since taken it elsewhere.
+  const free = focused !== null || document.activeElement === null || document.activeElement === document.body;
+  if (next !== null && free) focusIn(view, next);
   else if (focused !== null && focused.isConnected) {
     if (document.activeElement !== focused) focused.focus();
   } else if (focusKey !== null) focusIn(view, focusKey);
