@@ -206,6 +206,15 @@ describe("a Sheet filled on the page, from the keyboard", () => {
     await caughtUp(person);
     await expect.poll(() => focusedLabel(person), WAIT).toBe("Move row 2 up");
     expect(patches.at(-1)).toMatchObject({ after_id: (await readSheet()).rows[0]?.id });
+    // Up again, to the front (after_id null); then down one place, after Tea.
+    await person.keyboard.press("Enter");
+    await expect.poll(async () => (await readSheet()).rows.map((row) => row.cells.Item), WAIT).toEqual(["Bread", "Tea", "Milk"]);
+    expect(patches.at(-1)).toEqual({ after_id: null, expected_version: expect.any(Number) });
+    await expect.poll(() => focusedLabel(person), WAIT).toBe("Edit row 1");
+    await tabTo(person, '#tab-content button[aria-label="Move row 1 down"]');
+    await person.keyboard.press("Enter");
+    await expect.poll(async () => (await readSheet()).rows.map((row) => row.cells.Item), WAIT).toEqual(["Tea", "Bread", "Milk"]);
+    await expect.poll(() => focusedLabel(person), WAIT).toBe("Move row 2 down");
 
     // Milk deleted, after its confirmation.
     await tabTo(person, '#tab-content button[aria-label="Delete row 3"]');
@@ -228,7 +237,7 @@ describe("a Sheet filled on the page, from the keyboard", () => {
     expect(await shownRows(person)).toEqual(await shownRows(other));
     const log = await call(client, "list_note_changes", { note_id: noteId, since_version: start });
     expect(log.changes.map((c: { operation: string; actor: { kind: string } }) => [c.operation, c.actor.kind])).toEqual(
-      ["columns_add", "rows_append", "rows_append", "rows_append", "row_update", "row_move", "row_delete"].map((operation) => [operation, "person"]),
+      ["columns_add", "rows_append", "rows_append", "rows_append", "row_update", "row_move", "row_move", "row_move", "row_delete"].map((operation) => [operation, "person"]),
     );
 
     // 360 px wide, with a row's form open: the page does not scroll sideways (the table scrolls in its own region).
