@@ -58,6 +58,9 @@ const FIELD_NAMES: Record<string, string> = {
   description: "The description",
 };
 
+/** What one item of a list the page sends is called: "Column name 2". */
+const ITEM_NAMES: Record<string, string> = { columns: "Column name", slides: "Slide", rows: "Row" };
+
 /** A problem of one field as a person reads it: lengths in characters, no API terms. */
 function problemInWords(problem: string): string {
   const tooLong = /^at most (\d+) UTF-16 code units \(got (\d+)\)$/.exec(problem);
@@ -78,8 +81,14 @@ export function errorInWords(error: ApiError): string {
   return issues
     .map((issue) => {
       const path = String(issue.path ?? "");
+      const problem = problemInWords(String(issue.problem ?? "is not accepted"));
+      // One of a list ("columns[1]": the second name given) or one cell ("cells.Price"): named on its own.
+      const item = /^(\w+)\[(\d+)\]/.exec(path);
+      if (item !== null) return `${ITEM_NAMES[item[1] ?? ""] ?? "Item"} ${Number(item[2]) + 1}: ${problem}.`;
+      const cell = /^cells\.(.+)$/.exec(path);
+      if (cell !== null) return `The cell “${cell[1]}” ${problem}.`;
       const field = FIELD_NAMES[path.split(/[.[]/)[0] ?? ""] ?? (path === "" || path.startsWith("(") ? "This" : `The field “${path}”`);
-      return `${field} ${problemInWords(String(issue.problem ?? "is not accepted"))}.`;
+      return `${field} ${problem}.`;
     })
     .join(" ");
 }
