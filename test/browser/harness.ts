@@ -164,11 +164,15 @@ export async function read<T>(harness: Harness, path: string): Promise<T> {
   return answer.body as T;
 }
 
-/** Saves a screenshot named `name` into SCREENSHOTS's folder, when `npm run screenshots` set it; otherwise nothing. */
-export async function shot(page: Page, name: string, selector?: string): Promise<void> {
+/**
+ * Saves a screenshot named `name` into SCREENSHOTS's folder, when `npm run screenshots` set it; otherwise nothing.
+ * Of the element `target` selects, of what the window shows (`"window"`), or of the whole page (none).
+ */
+export async function shot(page: Page, name: string, target?: string): Promise<void> {
   const folder = process.env.SCREENSHOTS;
   if (folder === undefined || folder === "") return;
   const path = resolve(folder, name);
-  if (selector === undefined) await page.screenshot({ path, fullPage: true });
-  else await page.locator(selector).screenshot({ path });
+  if (target === undefined) await page.screenshot({ path, fullPage: true });
+  else if (target === "window") await page.screenshot({ path });
+  else await page.locator(target).screenshot({ path });
 }

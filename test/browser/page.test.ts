@@ -62,7 +62,7 @@ describe("the person's page, live", () => {
       const titles = await page.locator(".slides li h3").allTextContents();
       expect(titles).toEqual(outline.map((slide) => slide.title));
       expect(await page.locator(".slides li").evaluateAll((items) => items.map((li) => li.getAttribute("data-slide-id")))).toEqual(deck.slide_ids);
-      await shot(page, "page-deck.png");
+      await shot(page, "page-deck.png", "window");
 
       await tabTo(page, "#rename-tab input[name=label]");
       await page.keyboard.press("Control+A");
@@ -91,7 +91,7 @@ describe("the person's page, live", () => {
       // A 360-pixel-wide screen: nothing wider than the screen, the strip and the deck still there.
       await page.setViewportSize({ width: 360, height: 800 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
-      await shot(page, "page-narrow.png");
+      await shot(page, "page-narrow.png", "window");
       expect(page.problems).toEqual([]);
     } finally {
       await client.close();
