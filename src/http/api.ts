@@ -105,6 +105,7 @@ const bodies = {
     "give cells (to change the row), or after_id (to move it): one of the two",
   ),
   markdown: closed({ text: markdown, expected_version }),
+  revert: closed({ expected_version: expectedVersion }),
   // File metadata only: content and links are refused as unexpected fields.
   file: closed({
     name: fileName,
@@ -133,6 +134,7 @@ const queries = {
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
   }),
   live: closed({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
+  changeVersion: closed({ version: wholeNumber.pipe(z.int().min(1)) }),
   attachments: closed({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -153,6 +155,9 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   idempotency_key_reused: 409,
   wrong_tab_type: 422,
   limit_exceeded: 422,
+  revert_conflict: 409,
+  change_not_found: 404,
+  not_revertible: 422,
 };
 
 /** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */
@@ -291,6 +296,27 @@ api.delete("/notes/:id/members/:user", async (c) =>
 );
 
 api.get("/notes/:id/changes", (c) => run(c, c.req.param("id"), "list_changes", queries.changes, queryOf(c)));
+
+/** A change's version in the path, judged as the query's whole numbers are. */
+function pathVersion(c: Context<AppEnv>): number | Response {
+  const parsed = parseArguments(queries.changeVersion, { version: c.req.param("version") });
+  return parsed.ok ? (parsed.value as { version: number }).version : errorResponse(c, parsed.error);
+}
+
+api.get("/notes/:id/changes/:version", (c) => {
+  const query = parseArguments(queries.none, queryOf(c));
+  if (!query.ok) return errorResponse(c, query.error);
+  const version = pathVersion(c);
+  if (version instanceof Response) return version;
+  return run(c, c.req.param("id"), "read_change", queries.none, {}, () => ({ version }));
+});
+
+api.post("/notes/:id/changes/:version/revert", async (c) => {
+  const body = await argumentsOf(c, queries.none);
+  const version = pathVersion(c);
+  if (version instanceof Response) return version;
+  return run(c, c.req.param("id"), "undo_change", bodies.revert, body, (d) => ({ ...(d as { expected_version: number }), version }));
+});
 
 api.post("/notes/:id/tabs", async (c) => run(c, c.req.param("id"), "add_tab", bodies.addTab, await argumentsOf(c), undefined, 201));
 

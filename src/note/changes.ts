@@ -12,6 +12,8 @@ import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
+import type { ChangeUndo } from "./store.js";
+import { indexKeys, markRevertible, touchOf, type UndoStep } from "./undo.js";
 import { Checks, fields } from "./validate.js";
 
 export type Actor = { kind: "person"; user: string } | { kind: "agent"; user: string; client_id: string; client_name: string | null };
@@ -37,6 +39,10 @@ export interface ChangeEntry extends Touched {
   operation: string;
   /** How many more slide or row IDs it touched than it lists. */
   ids_omitted?: number;
+  /** A revert: the version of the change it took back (undo.ts). */
+  reverts?: number;
+  /** In a page of the log only: whether it can be taken back now (undo.ts). */
+  revertible?: boolean;
 }
 
 /** How many entries the log keeps: the newest ones. */
@@ -54,7 +60,9 @@ function actorOf(caller: Caller): Actor {
 
 /** The log's name for an operation: an edit's own (slide_update, row_move), else the command's. */
 export function operationOf(command: string, input: Readonly<Record<string, unknown>>): string {
-  return typeof input.operation === "string" ? input.operation : command;
+  if (typeof input.operation === "string") return input.operation;
+  // The person's undo and the agent's revert are one operation in the log.
+  return command === "undo_change" ? "revert_change" : command;
 }
 
 /** What a write's result or a person's change reports it touched. */
@@ -107,8 +115,9 @@ export function isoTime(time: number): string {
 const ID_LISTS = ["slide_ids", "row_ids"] as const;
 
 /** Writes the entry of the change committing as `version`, and drops the one that falls out of the log. */
-export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched): void {
+export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched, undo?: { steps: UndoStep[]; reverts?: number | undefined }): void {
   const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation, ...touched };
+  if (undo?.reverts !== undefined) entry.reverts = undo.reverts;
   let omitted = 0;
   for (const list of ID_LISTS) {
     const ids = touched[list];
@@ -117,7 +126,9 @@ export function logChange(ctx: NoteContext, caller: Caller, version: number, ope
     omitted += ids.length - IDS_PER_CHANGE;
   }
   if (omitted > 0) entry.ids_omitted = omitted;
-  ctx.store.recordChange(entry);
+  const kept: ChangeUndo | null = undo === undefined ? null : { touch: touchOf(undo.steps), steps: undo.steps };
+  ctx.store.recordChange(entry, kept);
+  if (undo !== undefined) ctx.store.writeTouches(indexKeys(undo.steps), version);
   if (version > CHANGES_KEPT) ctx.store.dropChange(version - CHANGES_KEPT);
 }
 
@@ -150,7 +161,7 @@ export function listChanges(ctx: NoteContext, caller: Caller, input: unknown): R
     return fail(invalidArguments([{ path: "since_version", problem: `${since} is ahead of the Note's version ${version}; pass a version you have seen` }]));
   }
   const limit = (given.value.limit as number | undefined) ?? LIMITS.changesPageDefault;
-  const changes = ctx.store.changesSince(since, limit);
+  const changes = markRevertible(ctx.store, ctx.store.changePage(since, limit));
   const last = changes.at(-1)?.version ?? since;
   return ok({
     note_id: ctx.id,

@@ -122,7 +122,7 @@ export class Run {
     const expectation = this.model.predict(call);
     const from = this.note.now();
     const { answers, tables } = await this.note.execute([call]);
-    const answer = answers[0] as Answer;
+    const answer = withoutRevertible(call, answers[0] as Answer, this);
     const window: TimeWindow = [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS];
     this.#judge(call, expectation, answer, window);
     if (tag !== undefined) count(this.tally, `${call.name} ${tag}: ${outcomeWord(answer)}`);
@@ -131,7 +131,7 @@ export class Run {
     return answer;
   }
 
-  /** Fails the history with this trail: for a step's own checks beyond the model's. */
+  /** Fails the history with this trail: for a step's own checks beyond the model's (public for the helpers below). */
   fail(what: string, problems: string[]): never {
     throw this.#failure(what, problems);
   }
@@ -1180,4 +1180,23 @@ function cellsFor(choice: string, columns: readonly string[], cells: Row): Row |
     infinite: { [a]: Number.POSITIVE_INFINITY },
     missing: undefined,
   }[choice];
+}
+
+/**
+ * A page of the log says of each entry whether it can be taken back now
+ * (src/note/undo.ts); the model does not predict it yet: here it is checked to
+ * be a boolean, and false for every change that is not content, then left out.
+ */
+function withoutRevertible(call: Call, answer: Answer, run: { fail(what: string, problems: string[]): never }): Answer {
+  if (call.name !== "list_changes" || !("ok" in answer) || !answer.ok) return answer;
+  const value = answer.value as Row;
+  const changes = (value.changes as Row[]).map((entry) => {
+    const { revertible, ...rest } = entry;
+    if (typeof revertible !== "boolean") run.fail("list_changes: an entry without revertible", [show(entry)]);
+    if (revertible && ["create_note", "delete_note", "set_approval", "add_member", "remove_member"].includes(String(entry.operation))) {
+      run.fail("list_changes: a change that is not content is revertible", [show(entry)]);
+    }
+    return rest;
+  });
+  return { ...answer, value: { ...value, changes } } as Answer;
 }

@@ -64,8 +64,9 @@ export const ADD_FILE: PersonChange<Input<"add_file">> = {
   },
   apply: (ctx, meta, i) => {
     if (meta.file_count >= LIMITS.filesPerNote) return fail(limitExceeded("files_per_note", LIMITS.filesPerNote, "This Note has as many files as it may"));
-    const seq = ctx.store.insertFile({ name: i.name.trim(), media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() });
-    return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq) });
+    const file = { name: i.name.trim(), media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() };
+    const seq = ctx.store.insertFile(file);
+    return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq), undo: [{ do: "file_add" as const, file: { seq, ...file } }] });
   },
 };
 

@@ -10,11 +10,12 @@ import type { NoteContext } from "../context.js";
 import { tellMembers } from "../directory.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
+import type { UndoStep } from "../undo.js";
 import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched } & Omit<Partial<Changed>, "note_id" | "version">);
+type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; undo?: UndoStep[]; reverts?: number } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
@@ -52,8 +53,8 @@ export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, calle
   const applied = change.apply(ctx, meta, given.value as I);
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
-  const { meta: changed = meta, touched, ...details } = applied.value;
-  const version = commitVersion(ctx, changed, { caller, operation: operationOf(change.name, given.value), touched: { ...touchedBy(details), ...touched } });
+  const { meta: changed = meta, touched, undo, reverts, ...details } = applied.value;
+  const version = commitVersion(ctx, changed, { caller, operation: operationOf(change.name, given.value), touched: { ...touchedBy(details), ...touched }, undo, reverts });
   if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
   return ok({ note_id: ctx.id, version, ...details });
 }

@@ -4,6 +4,7 @@
  * is refused. It never proves the target: the tab ID does that.
  */
 import { changesSince, logChange, type Touched } from "../changes.js";
+import type { UndoStep } from "../undo.js";
 import type { Caller } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { fail, type Result } from "../result.js";
@@ -40,6 +41,9 @@ interface Commit {
   caller: Caller;
   operation: string;
   touched: Touched;
+  /** A content change's steps, what takes it back (undo.ts); a revert's, and the version it took back. */
+  undo?: UndoStep[] | undefined;
+  reverts?: number | undefined;
 }
 
 /**
@@ -49,6 +53,6 @@ interface Commit {
 export function commitVersion(ctx: NoteContext, meta: NoteMeta, commit: Commit): number {
   const version = nextVersion(meta);
   ctx.store.writeMeta({ ...meta, version });
-  logChange(ctx, commit.caller, version, commit.operation, commit.touched);
+  logChange(ctx, commit.caller, version, commit.operation, commit.touched, commit.undo === undefined ? undefined : { steps: commit.undo, reverts: commit.reverts });
   return version;
 }
