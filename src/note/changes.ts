@@ -13,7 +13,7 @@ import { invalidArguments } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
 import type { ChangeUndo } from "./store.js";
-import { indexKeys, markRevertible, touchOf, type UndoStep } from "./undo.js";
+import { indexTouches, markRevertible, type Reverting, type UndoStep } from "./undo.js";
 import { Checks, fields } from "./validate.js";
 
 export type Actor = { kind: "person"; user: string } | { kind: "agent"; user: string; client_id: string; client_name: string | null };
@@ -115,9 +115,9 @@ export function isoTime(time: number): string {
 const ID_LISTS = ["slide_ids", "row_ids"] as const;
 
 /** Writes the entry of the change committing as `version`, and drops the one that falls out of the log. */
-export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched, undo?: { steps: UndoStep[]; reverts?: number | undefined }): void {
+export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched, undo?: { steps: UndoStep[]; reverts?: Reverting | undefined }): void {
   const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation, ...touched };
-  if (undo?.reverts !== undefined) entry.reverts = undo.reverts;
+  if (undo?.reverts !== undefined) entry.reverts = undo.reverts.version;
   let omitted = 0;
   for (const list of ID_LISTS) {
     const ids = touched[list];
@@ -126,9 +126,8 @@ export function logChange(ctx: NoteContext, caller: Caller, version: number, ope
     omitted += ids.length - IDS_PER_CHANGE;
   }
   if (omitted > 0) entry.ids_omitted = omitted;
-  const kept: ChangeUndo | null = undo === undefined ? null : { touch: touchOf(undo.steps), steps: undo.steps };
+  const kept: ChangeUndo | null = undo === undefined ? null : { touch: indexTouches(ctx.store, version, undo.steps, undo.reverts), steps: undo.steps };
   ctx.store.recordChange(entry, kept);
-  if (undo !== undefined) ctx.store.writeTouches(indexKeys(undo.steps), version);
   if (version > CHANGES_KEPT) ctx.store.dropChange(version - CHANGES_KEPT);
 }
 

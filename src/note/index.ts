@@ -13,5 +13,5 @@ export { fail, ok, type Result } from "./result.js";
 export { type Cells, type ChangeUndo, type FileRow, type IdempotencyRecord, type Keyed, type NewFile, type NewSource, type NoteMeta, type NoteStore, type OwedEntry, type RecordedResult, type Sequence, type SheetRow, type Slide, type SourceRow, type TabRow } from "./store.js";
 export { newSlideId, type TabType } from "./tabs/ids.js";
 export { clip, invisible } from "./unicode.js";
-export { trashOf, type ChangeDetail, type ChangeTouch, type RevertedChange, type UndoStep } from "./undo.js";
+export { trashOf, type ChangeDetail, type ChangeTouch, type Reverting, type RevertedChange, type UndoStep } from "./undo.js";
 export { PROBLEMS, characterProblem, type TextRules } from "./validate.js";

@@ -281,8 +281,8 @@ export class MemoryNoteStore implements NoteStore {
     }
     return last;
   }
-  writeTouches(keys: readonly string[], version: number): void {
-    for (const key of keys) {
+  writeTouches(writes: readonly (readonly [string, number])[]): void {
+    for (const [key, version] of writes) {
       this.#saveEntry(this.#touched, key);
       this.#touched.set(key, version);
     }

@@ -218,8 +218,8 @@ export interface NoteStore {
   changePage(version: number, limit: number): { entry: ChangeEntry; touch: ChangeTouch | null }[];
   /** The touch index (undo.ts): the last version that touched each of these keys, for those it holds. */
   lastTouches(keys: readonly string[]): Map<string, number>;
-  /** Sets the last version of each key to `version`. */
-  writeTouches(keys: readonly string[], version: number): void;
+  /** Sets each key's version. */
+  writeTouches(writes: readonly (readonly [string, number])[]): void;
   /** Drops the index's keys last touched before `version` (the oldest the log keeps): they can block no revert. Returns how many. */
   pruneTouches(version: number): number;
   /** What each change after `version` touched (null: a change that is not content, or from before undo information), oldest first. */

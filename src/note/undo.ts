@@ -68,6 +68,9 @@ export interface ChangeTouch {
   keys: string[];
   tabs?: string[];
   whole?: string[];
+  /** What the change wrote in the touch index, by key, and what each key held before. */
+  wrote?: Record<string, number>;
+  prev?: Record<string, number>;
 }
 
 /** The trash of the change committing as `version`: a tab ID no tab has (tab IDs never start with "~"). */
@@ -182,6 +185,40 @@ export function indexKeys(steps: readonly UndoStep[]): string[] {
   return [...keys];
 }
 
+/**
+ * Writes the touch index for the change committing as `version` and returns
+ * what the log row keeps of it. The index holds, for each key, the version
+ * whose effect on it is in place: a change writes its own version on its
+ * keys; a revert puts back, on each key still holding what the change it
+ * takes back wrote, the value from before that change. So a change and its
+ * revert cancel out, and a change made before both can be taken back; a
+ * revert of the revert puts the change's own values back.
+ */
+export function indexTouches(store: NoteStore, version: number, steps: readonly UndoStep[], reverting?: Reverting): ChangeTouch {
+  const writes: [string, number][] = [];
+  const prev: Record<string, number> = {};
+  if (reverting === undefined) {
+    const keys = indexKeys(steps);
+    const now = store.lastTouches(keys);
+    for (const key of keys) {
+      prev[key] = now.get(key) ?? 0;
+      writes.push([key, version]);
+    }
+  } else {
+    const wrote = reverting.touch.wrote ?? {};
+    const keys = Object.keys(wrote);
+    const now = store.lastTouches(keys);
+    for (const key of keys) {
+      const held = now.get(key) ?? 0;
+      if (held !== wrote[key]) continue;
+      prev[key] = held;
+      writes.push([key, reverting.touch.prev?.[key] ?? 0]);
+    }
+  }
+  if (writes.length > 0) store.writeTouches(writes);
+  return { ...touchOf(steps), wrote: Object.fromEntries(writes), prev };
+}
+
 /** The index keys whose last version tells whether a change that touched `touch` was touched since. */
 function probeKeys(touch: ChangeTouch): string[] {
   return [...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
@@ -229,6 +266,13 @@ interface Reverted {
   meta: NoteMeta;
   steps: UndoStep[];
   touched: Touched;
+  reverting: Reverting;
+}
+
+/** The change a revert takes back: its version, and what it touched and wrote in the touch index. */
+export interface Reverting {
+  version: number;
+  touch: ChangeTouch;
 }
 
 /**
@@ -267,33 +311,35 @@ function revert(ctx: NoteContext, meta: NoteMeta, target: number, version: numbe
       reason,
     });
   }
-  if (touchedSince(ctx.store.lastTouches(probeKeys(undo.touch)), target, undo.touch)) {
+  const conflict = (): Result<never> => {
     const later = laterTouching(ctx.store, target, undo.touch);
     const shown = later.slice(0, CONFLICT_CHANGES);
     const changes = shown.flatMap((v) => {
       const e = ctx.store.change(v);
       return e === null ? [] : [e.entry];
     });
-    const list = changes.map((c) => `${c.version} (${c.operation} by ${c.actor.kind === "person" ? c.actor.user : (c.actor.client_name ?? c.actor.client_id)})`).join(", ");
+    const list = changes.map((c) => `${c.version} (${c.operation}${c.reverts === undefined ? "" : ` of ${c.reverts}`} by ${c.actor.kind === "person" ? c.actor.user : (c.actor.client_name ?? c.actor.client_id)})`).join(", ");
     return fail({
       code: "revert_conflict",
       message:
         `Change ${target} (${entry.operation}) cannot be taken back: later changes touched what it touched: ${list}. ` +
-        "Taking it back would undo their work. Take those back first (newest first), or make the change you want as a new one.",
+        "Taking it back would undo their work (or it was taken back already). Take those back first, newest first, or make the change you want as a new one.",
       version: target,
       changes,
       changes_complete: changes.length === later.length,
     });
-  }
+  };
+  if (touchedSince(ctx.store.lastTouches(probeKeys(undo.touch)), target, undo.touch)) return conflict();
   const state = { meta };
   const steps: UndoStep[] = [];
   for (const step of [...undo.steps].reverse()) {
     const done = inverse(ctx, state, step, version);
-    if (!done.ok) return done;
+    // An item not as the change left it, which no later change in effect touched: the change was taken back already.
+    if (!done.ok) return done.error.code === "revert_conflict" ? conflict() : done;
     steps.push(done.value);
   }
   if (steps.some((step) => step.do === "title")) tellMembers(ctx.store, { ...state.meta, version });
-  return ok({ meta: state.meta, steps, touched: touchedOf(steps) });
+  return ok({ meta: state.meta, steps, touched: touchedOf(steps), reverting: { version: target, touch: undo.touch } });
 }
 
 /** What the log's entry says a change of these steps touched. */
@@ -370,13 +416,13 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
   switch (step.do) {
     case "slide_fields": {
       const slide = store.slides.find(step.id);
-      if (slide === null || slide.tab_id !== step.tab) return drifted(`slide "${step.id}"`);
+      if (slide === null || slide.tab_id !== step.tab || Object.entries(step.after).some(([field, value]) => slide[field as keyof SlideFields] !== value)) return drifted(`slide "${step.id}"`);
       store.slides.update(step.tab, { ...slide, ...step.before, key: slide.key });
       return ok({ ...step, before: step.after, after: step.before });
     }
     case "row_cells": {
       const row = store.rows.find(step.id);
-      if (row === null || row.tab_id !== step.tab) return drifted(`row "${step.id}"`);
+      if (row === null || row.tab_id !== step.tab || JSON.stringify(row.cells) !== JSON.stringify(step.after)) return drifted(`row "${step.id}"`);
       store.rows.update(step.tab, { id: row.id, key: row.key, cells: step.before });
       return ok({ ...step, before: step.after, after: step.before });
     }
@@ -450,26 +496,26 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
     }
     case "tab_label": {
       const tab = store.tab(step.tab);
-      if (tab === null) return drifted(`tab "${step.tab}"`);
+      if (tab === null || tab.label !== step.after) return drifted(`tab "${step.tab}"`);
       store.updateTab({ ...tab, label: step.before });
       return ok({ ...step, before: step.after, after: step.before });
     }
     case "tab_place": {
       const tab = store.tab(step.tab);
-      if (tab === null) return drifted(`tab "${step.tab}"`);
+      if (tab === null || tab.position !== step.after) return drifted(`tab "${step.tab}"`);
       const to = Math.min(step.before, state.meta.tab_count - 1);
       placeTab(store, step.tab, to);
       return ok({ ...step, before: tab.position, after: to });
     }
     case "columns_add": {
       const tab = store.tab(step.tab);
-      if (tab === null) return drifted(`tab "${step.tab}"`);
+      if (tab === null || !step.columns.every((name) => tab.columns.includes(name))) return drifted(`tab "${step.tab}"`);
       store.updateTab({ ...tab, columns: tab.columns.filter((name) => !step.columns.includes(name)) });
       return ok({ do: "columns_remove", tab: step.tab, columns: step.columns });
     }
     case "columns_remove": {
       const tab = store.tab(step.tab);
-      if (tab === null) return drifted(`tab "${step.tab}"`);
+      if (tab === null || step.columns.some((name) => tab.columns.includes(name))) return drifted(`tab "${step.tab}"`);
       if (tab.columns.length + step.columns.length > LIMITS.columnsPerSheet) {
         return fail(limitExceeded("columns_per_sheet", LIMITS.columnsPerSheet, `Tab "${tab.id}" has ${tab.columns.length} columns; taking this back would pass the limit`));
       }
@@ -483,6 +529,7 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
       return ok({ ...step, before: step.after, after: step.before });
     }
     case "title": {
+      if (state.meta.title !== step.after) return drifted("the title");
       state.meta = { ...state.meta, title: step.before };
       return ok({ ...step, before: step.after, after: step.before });
     }
@@ -580,7 +627,7 @@ export const REVERT_CHANGE: KeyedWrite<"revert_change", Input<"revert_change">, 
     if (!done.ok) return done;
     const { steps, touched } = done.value;
     const result = { note_id: ctx.id, reverted_version: i.version, version, replayed: false, arguments_differ: false, ...touched };
-    return ok({ commit: true, meta: done.value.meta, result, touched, undo: steps, reverts: i.version });
+    return ok({ commit: true, meta: done.value.meta, result, touched, undo: steps, reverts: done.value.reverting });
   },
 };
 
@@ -598,7 +645,7 @@ export const UNDO_CHANGE: PersonChange<Input<"undo_change">> = {
     if (!done.ok) return done;
     const { steps, touched } = done.value;
     const tab = touched.tab_id === undefined ? null : ctx.store.tab(touched.tab_id);
-    return ok({ meta: done.value.meta, touched, undo: steps, reverts: i.version, ...(tab === null ? {} : { tab: summary(tab) }) });
+    return ok({ meta: done.value.meta, touched, undo: steps, reverts: done.value.reverting, ...(tab === null ? {} : { tab: summary(tab) }) });
   },
 };
 

@@ -392,13 +392,13 @@ export class SqliteNoteStore implements NoteStore {
     }
     return last;
   }
-  writeTouches(keys: readonly string[], version: number): void {
+  writeTouches(writes: readonly (readonly [string, number])[]): void {
     const per = VALUES_PER_STATEMENT / 2;
-    for (let start = 0; start < keys.length; start += per) {
-      const chunk = keys.slice(start, start + per);
+    for (let start = 0; start < writes.length; start += per) {
+      const chunk = writes.slice(start, start + per);
       this.sql.run(
         `INSERT INTO touched (key, version) VALUES ${chunk.map(() => "(?, ?)").join(", ")} ON CONFLICT (key) DO UPDATE SET version = excluded.version`,
-        ...chunk.flatMap((key) => [key, version]),
+        ...chunk.flatMap(([key, version]) => [key, version]),
       );
     }
   }

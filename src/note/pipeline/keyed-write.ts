@@ -9,7 +9,7 @@ import { openNote } from "./access.js";
 import type { Caller, KeyedCommand, Output } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { operationOf, touchedBy, type Touched } from "../changes.js";
-import type { UndoStep } from "../undo.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import { fingerprint, replay } from "./idempotency.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
@@ -22,7 +22,7 @@ import { checkVersion, commitVersion, nextVersion } from "./version.js";
  * not replayed), or an answer that writes nothing.
  */
 type KeyedApplied<K extends KeyedCommand> =
-  | { commit: true; meta: NoteMeta; result: Output<K>; undo?: UndoStep[]; touched?: Touched; reverts?: number }
+  | { commit: true; meta: NoteMeta; result: Output<K>; undo?: UndoStep[]; touched?: Touched; reverts?: Reverting }
   /** Nothing to change: the answer at the current version; `recordKey` keeps it under the key all the same. */
   | { commit: false; answer: Output<K>; recordKey?: boolean };
 

@@ -10,12 +10,12 @@ import type { NoteContext } from "../context.js";
 import { tellMembers } from "../directory.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
-import type { UndoStep } from "../undo.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; undo?: UndoStep[]; reverts?: number } & Omit<Partial<Changed>, "note_id" | "version">);
+type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; undo?: UndoStep[]; reverts?: Reverting } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {

@@ -4,7 +4,7 @@
  * is refused. It never proves the target: the tab ID does that.
  */
 import { changesSince, logChange, type Touched } from "../changes.js";
-import type { UndoStep } from "../undo.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import type { Caller } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { fail, type Result } from "../result.js";
@@ -43,7 +43,7 @@ interface Commit {
   touched: Touched;
   /** A content change's steps, what takes it back (undo.ts); a revert's, and the version it took back. */
   undo?: UndoStep[] | undefined;
-  reverts?: number | undefined;
+  reverts?: Reverting | undefined;
 }
 
 /**
