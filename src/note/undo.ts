@@ -37,7 +37,7 @@ export type UndoStep =
   | { do: "slide_fields"; tab: string; id: string; before: SlideFields; after: SlideFields }
   | { do: "row_cells"; tab: string; id: string; before: Cells; after: Cells }
   /** An item moved: from right after `before` to right after `after` (IDs; null is first). */
-  | { do: "item_place"; what: What; tab: string; id: string; before: string | null; after: string | null }
+  | { do: "item_place"; what: What; tab: string; id: string; before: string | null; after: string | null; key_before?: number }
   /** Items came into the tab: new ones, or (`trash`) back from a trash. `whole`: the tab's whole content was replaced. */
   | { do: "items_add"; what: What; tab: string; ids: string[]; trash?: string; whole?: true }
   /** Items left the tab for the trash `trash`. */
@@ -214,19 +214,24 @@ export function indexTouches(store: NoteStore, version: number, steps: readonly 
       prev[key] = held;
       writes.push([key, reverting.touch.prev?.[key] ?? 0]);
     }
+    // The change taken back is no longer in effect: taking it back again conflicts with this revert, until this one is taken back.
+    const mark = `rev:${reverting.version}`;
+    prev[mark] = store.lastTouches([mark]).get(mark) ?? 0;
+    writes.push([mark, version]);
   }
   if (writes.length > 0) store.writeTouches(writes);
   return { ...touchOf(steps), wrote: Object.fromEntries(writes), prev };
 }
 
 /** The index keys whose last version tells whether a change that touched `touch` was touched since. */
-function probeKeys(touch: ChangeTouch): string[] {
-  return [...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
+function probeKeys(version: number, touch: ChangeTouch): string[] {
+  // `rev:{version}`: a revert of this change that is in effect (it was taken back already).
+  return [`rev:${version}`, ...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
 }
 
 /** Whether a change after `version` touched what `touch` did: one read of the index per key, whatever the Note's size or the log's length. */
 function touchedSince(last: ReadonlyMap<string, number>, version: number, touch: ChangeTouch): boolean {
-  return probeKeys(touch).some((key) => (last.get(key) ?? 0) > version);
+  return probeKeys(version, touch).some((key) => (last.get(key) ?? 0) > version);
 }
 
 /** The versions after `version` whose change touched what `touch` did, oldest first: read from the log, only when a revert is refused. */
@@ -244,7 +249,7 @@ function laterTouching(store: NoteStore, version: number, touch: ChangeTouch): n
  */
 export function markRevertible(store: NoteStore, page: readonly { entry: ChangeEntry; touch: ChangeTouch | null }[]): ChangeEntry[] {
   const keys = new Set<string>();
-  for (const { touch } of page) if (touch !== null) for (const key of probeKeys(touch)) keys.add(key);
+  for (const { entry, touch } of page) if (touch !== null) for (const key of probeKeys(entry.version, touch)) keys.add(key);
   const last = keys.size === 0 ? new Map<string, number>() : store.lastTouches([...keys]);
   return page.map(({ entry, touch }) => ({ ...entry, revertible: touch !== null && !NOT_CONTENT.has(entry.operation) && !touchedSince(last, entry.version, touch) }));
 }
@@ -329,7 +334,7 @@ function revert(ctx: NoteContext, meta: NoteMeta, target: number, version: numbe
       changes_complete: changes.length === later.length,
     });
   };
-  if (touchedSince(ctx.store.lastTouches(probeKeys(undo.touch)), target, undo.touch)) return conflict();
+  if (touchedSince(ctx.store.lastTouches(probeKeys(target, undo.touch)), target, undo.touch)) return conflict();
   const state = { meta };
   const steps: UndoStep[] = [];
   for (const step of [...undo.steps].reverse()) {
@@ -434,12 +439,14 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
         return drifted(`${step.what} "${step.id}" or the one it followed`);
       }
       const now = items.itemBefore(step.tab, item.key)?.id ?? null;
-      moveTo(items, step.tab, item, after);
-      return ok({ ...step, before: now, after: step.before });
+      const was = item.key;
+      moveTo(items, step.tab, item, after, step.key_before);
+      return ok({ ...step, before: now, after: step.before, key_before: was });
     }
     case "items_add": {
-      // The items leave the tab for this change's trash.
-      const trash = trashOf(version);
+      // The items leave the tab for this change's trash; items that came back from a trash (a redo) go back to that one,
+      // where the change that first deleted them looks for them.
+      const trash = step.trash ?? trashOf(version);
       const tab = store.tab(step.tab);
       if (tab === null) return drifted(`tab "${step.tab}"`);
       const items = sequence(store, step.what);
@@ -471,7 +478,7 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
     case "tab_add": {
       const tab = store.tab(step.tab.id);
       if (tab === null) return drifted(`tab "${step.tab.id}"`);
-      const trash = trashOf(version);
+      const trash = step.trash ?? trashOf(version);
       store.slides.retab(tab.id, trash, null);
       store.rows.retab(tab.id, trash, null);
       store.deleteTab(tab.id);
@@ -502,7 +509,8 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
     }
     case "tab_place": {
       const tab = store.tab(step.tab);
-      if (tab === null || tab.position !== step.after) return drifted(`tab "${step.tab}"`);
+      // Its place is a position in the strip, which moves of other tabs shift: it goes back to the position it had.
+      if (tab === null) return drifted(`tab "${step.tab}"`);
       const to = Math.min(step.before, state.meta.tab_count - 1);
       placeTab(store, step.tab, to);
       return ok({ ...step, before: tab.position, after: to });
@@ -591,9 +599,13 @@ function freeKeyAt(items: Sequence<{ id: string }>, tabId: string, key: number):
 }
 
 /** Moves `item` to right after `after` (null: first), as the person's move does. */
-function moveTo(items: Sequence<{ id: string }>, tabId: string, item: Keyed<{ id: string }>, after: Keyed<{ id: string }> | null): void {
+function moveTo(items: Sequence<{ id: string }>, tabId: string, item: Keyed<{ id: string }>, after: Keyed<{ id: string }> | null, own?: number): void {
   if (items.keyAfter(tabId, after?.key ?? null) === item.key) return;
-  let key = keyToFollow(items, tabId, after?.key ?? null);
+  // The key it had there, when that is still free and still between the same neighbours: the place exactly as it was.
+  let follower = items.keyAfter(tabId, after?.key ?? null);
+  if (follower === item.key) follower = items.keyAfter(tabId, item.key);
+  const fits = own !== undefined && items.keyAfter(tabId, own - 1) !== own && (after === null || own > after.key) && (follower === null || own < follower);
+  let key = fits ? (own as number) : keyToFollow(items, tabId, after?.key ?? null);
   if (key === null) {
     const rekeyed = rekey(items, tabId);
     const afterKey = rekeyed.find((it) => it.id === after?.id)?.key ?? null;

@@ -100,7 +100,7 @@ export function moveEdit<T extends { id: string }>(kind: ItemKind<T>): TabEdit {
       const was = kind.items(ctx.store).itemBefore(tab.id, found.value.key)?.id ?? null;
       const moved = moveItem(kind.items(ctx.store), tab.id, found.value, after.value, "after_id");
       if (!moved.ok) return moved;
-      const undo: UndoStep[] = [{ do: "item_place", what: kind.what, tab: tab.id, id: found.value.id, before: was, after: after.value?.id ?? null }];
+      const undo: UndoStep[] = [{ do: "item_place", what: kind.what, tab: tab.id, id: found.value.id, before: was, after: after.value?.id ?? null, key_before: found.value.key }];
       return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value, undo });
     },
   };
