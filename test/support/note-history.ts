@@ -40,8 +40,8 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
-  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
+  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note", "undo_change"];
+  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded", "change_not_found", "not_revertible"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
     ...["create_tab", "edit_tab", "add_source"].map((op) => `${op}: replayed`),
@@ -599,6 +599,14 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
     ),
     read_note: person("read_note", 1, fc.record({ who }), () => ({})),
+    // The person takes the latest change back (a second in a row redoes it); or names one the log does not hold, or the
+    // Note's creation, or sends a stale version (docs/spec.md §10).
+    undo_change: person(
+      "undo_change",
+      3,
+      fc.record({ who, target: pick({ latest: 8, first: 1, ahead: 1, zero: 1 }), stale: pick({ no: 8, yes: 1 }) }),
+      (p, m) => ({ version: { latest: m.version, first: 1, ahead: m.version + 2, zero: 0 }[p.target], expected_version: p.stale === "yes" ? m.version - 1 : m.version }),
+    ),
     list_changes: call(
       "list_changes",
       3,

@@ -17,7 +17,10 @@ export type ErrorCode =
   | "row_not_found"
   | "idempotency_key_reused"
   | "invalid_url"
-  | "limit_exceeded";
+  | "limit_exceeded"
+  | "revert_conflict"
+  | "change_not_found"
+  | "not_revertible";
 
 export interface Caller {
   user: string;
@@ -234,11 +237,78 @@ export class NoteModel {
    */
   readonly log = new Map<number, Row>();
   #keyCounter = 0;
+  /**
+   * The latest change, for taking it back (docs/spec.md §10): its version, the
+   * content before it, and what its steps touched in their order and in the
+   * reverse order (what its revert's log entry names). The model predicts the
+   * revert of the latest change only; the generated histories send no other.
+   */
+  #latest: { version: number; before: Content; own: Row; back: Row } | null = null;
 
   constructor(readonly noteId: string) {}
 
   get version(): number {
     return this.meta?.version ?? 1;
+  }
+
+  /** The content a revert puts back: everything a change may change but the counters, the members, the keys and the log. */
+  #content(): Content {
+    const meta = this.meta as Meta;
+    return {
+      title: meta.title,
+      source_count: meta.source_count,
+      file_count: meta.file_count,
+      strip: this.strip.map((t) => ({ ...t, columns: [...t.columns] })),
+      slides: new Map([...this.slides].map(([id, deck]) => [id, deck.map((s) => ({ ...s }))])),
+      rows: new Map([...this.rows].map(([id, rows]) => [id, rows.map((r) => ({ ...r, cells: { ...r.cells } }))])),
+      markdown: this.markdown,
+      sources: this.sources.map((s) => ({ ...s })),
+      files: this.files.map((f) => ({ ...f })),
+    };
+  }
+
+  #restore(content: Content): void {
+    const meta = this.meta as Meta;
+    meta.title = content.title;
+    meta.source_count = content.source_count;
+    meta.file_count = content.file_count;
+    this.strip = content.strip.map((t) => ({ ...t, columns: [...t.columns] }));
+    this.slides.clear();
+    for (const [id, deck] of content.slides) this.slides.set(id, deck.map((s) => ({ ...s })));
+    this.rows.clear();
+    for (const [id, rows] of content.rows) this.rows.set(id, rows.map((r) => ({ ...r, cells: { ...r.cells } })));
+    this.markdown = content.markdown;
+    this.sources.splice(0, this.sources.length, ...content.sources.map((s) => ({ ...s })));
+    this.files.splice(0, this.files.length, ...content.files.map((f) => ({ ...f })));
+  }
+
+  /**
+   * Remembers the change that just committed with the content before it:
+   * what its steps touch (src/note/undo.ts's touchedOf), in its order and
+   * reversed. A Note's change that is not content forgets the last one.
+   */
+  #remember(operation: string, before: Content | null, touched: Row): void {
+    if (before === null || NOT_CONTENT.has(operation)) {
+      this.#latest = null;
+      return;
+    }
+    const tab = touched.tab_id as string | undefined;
+    const of = (fields: Row): Row => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+    let own: Row;
+    let back: Row;
+    if (operation === "create_tab" || operation === "add_tab" || operation === "delete_tab" || operation === "columns_add") {
+      own = back = of({ tab_id: tab });
+    } else if (operation === "set_slides") {
+      const old = (before.slides.get(tab as string) ?? []).map((s) => s.id);
+      const fresh = (touched.slide_ids as string[] | undefined) ?? [];
+      own = of({ tab_id: tab, slide_ids: [...new Set([...old, ...fresh])] });
+      back = of({ tab_id: tab, slide_ids: [...new Set([...fresh, ...old])] });
+    } else if (operation === "rename_note") {
+      own = back = {};
+    } else {
+      own = back = of({ tab_id: tab, source_id: touched.source_id, file_id: touched.file_id, slide_ids: touched.slide_ids, row_ids: touched.row_ids });
+    }
+    this.#latest = { version: this.version, before, own, back };
   }
 
   freshKey(): string {
@@ -543,9 +613,14 @@ export class NoteModel {
           apply: (value) => {
             const result = outcome.result(value);
             const before = this.version;
+            const content = outcome.writes && this.meta !== null ? this.#content() : null;
             outcome.apply(value);
             // A write that committed (the version moved) is logged: an edit by its own name, the rest by the tool's.
-            if (this.version !== before) this.#log(caller, tool === "edit_tab" ? String(input.operation) : tool, outcome.touched(value));
+            if (this.version !== before) {
+              const operation = tool === "edit_tab" ? String(input.operation) : tool;
+              this.#log(caller, operation, outcome.touched(value));
+              this.#remember(operation, content, outcome.touched(value));
+            }
             if (outcome.writes) this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
           },
         };
@@ -924,10 +999,17 @@ export class NoteModel {
           },
           apply: (value) => {
             if (plan.apply === undefined) return;
+            if (plan.revert !== undefined) {
+              plan.revert(caller);
+              return;
+            }
+            const content = this.meta === null ? null : this.#content();
             plan.apply(value);
             this.#bump();
             // A content edit is logged by its own name (slide_move, rows_append), every other change by its own.
-            this.#log(caller, name === "change_tab" ? String(input.operation) : name, plan.touched?.(value) ?? {});
+            const operation = name === "change_tab" ? String(input.operation) : name;
+            this.#log(caller, operation, plan.touched?.(value) ?? {});
+            this.#remember(operation, content, plan.touched?.(value) ?? {});
           },
         };
       },
@@ -959,6 +1041,40 @@ export class NoteModel {
         return {
           failures,
           plan: () => (input.approved === this.meta?.approved ? {} : { apply: () => void ((this.meta as Meta).approved = input.approved as boolean) }),
+        };
+      }
+      case "undo_change": {
+        argument(integer(input.version, 1, Number.MAX_SAFE_INTEGER) && input.expected_version !== undefined);
+        const target = input.version as number;
+        const entry = this.log.get(target);
+        const latest = this.#latest;
+        if (integer(target, 1, Number.MAX_SAFE_INTEGER)) {
+          if (entry === undefined) fail("change_not_found");
+          else if (NOT_CONTENT.has(String(entry.operation))) fail("not_revertible");
+          else if (latest === null || latest.version !== target) throw new Error(`the model predicts the revert of the latest change only, not of ${target}`);
+        }
+        return {
+          failures,
+          plan: () => {
+            const taken = latest as NonNullable<typeof latest>;
+            const tabId = taken.back.tab_id as string | undefined;
+            return {
+              // The tab as the revert leaves it: as it was before the change.
+              tab: () => {
+                const tab = taken.before.strip.find((t) => t.id === tabId);
+                return tab === undefined ? {} : summary(tab, taken.before.strip.indexOf(tab));
+              },
+              apply: () => {},
+              revert: (caller: Caller) => {
+                const after = this.#content();
+                this.#restore(taken.before);
+                this.#bump();
+                this.#log(caller, "revert_change", taken.back, target);
+                // Its own revert (a redo) puts back the content after the change, and names what the change did in its order.
+                this.#latest = { version: this.version, before: after, own: taken.back, back: taken.own };
+              },
+            };
+          },
         };
       }
       case "rename_note": {
@@ -1188,7 +1304,7 @@ export class NoteModel {
    * (lists of IDs cut to the first few, ids_omitted counting the rest), fields
    * in the Note's order. The entry that falls out of the log goes.
    */
-  #log(caller: Caller, operation: string, touched: Row): void {
+  #log(caller: Caller, operation: string, touched: Row, reverts?: number): void {
     const version = this.version;
     // A connector's write is an agent's, even one whose caller names no client: it never passes for the person's.
     const actor: Row =
@@ -1197,7 +1313,9 @@ export class NoteModel {
         : { kind: "agent", user: caller.user, client_id: caller.client?.id ?? UNKNOWN_CLIENT, client_name: caller.client?.name ?? null };
     const entry: Row = { version, at: TIME, actor, operation };
     let omitted = 0;
-    for (const field of ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"]) {
+    // A revert's entry names what it touched in the order its steps do (src/note/undo.ts touchedOf), then what it took back.
+    const fields = reverts === undefined ? ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"] : ["tab_id", "source_id", "file_id", "slide_ids", "row_ids"];
+    for (const field of fields) {
       const given = touched[field];
       // An empty list (columns_add's rows, an empty deck's slides) is left out.
       if (given === undefined || (Array.isArray(given) && given.length === 0)) continue;
@@ -1207,6 +1325,7 @@ export class NoteModel {
         omitted += Math.max(0, given.length - LIMIT.idsPerChange);
       }
     }
+    if (reverts !== undefined) entry.reverts = reverts;
     if (omitted > 0) entry.ids_omitted = omitted;
     this.log.set(version, entry);
     this.log.delete(version - LIMIT.changesKept);
@@ -1274,7 +1393,25 @@ interface PersonalPlan {
   /** What its log entry says it touched (none: nothing but the Note). */
   touched?: (value: Row) => Row;
   apply?: (value: Row) => void;
+  /** A revert: runs instead of `apply`, and commits and logs itself. */
+  revert?: (caller: Caller) => void;
 }
+
+/** What a revert puts back (NoteModel.#content). */
+interface Content {
+  title: string;
+  source_count: number;
+  file_count: number;
+  strip: Tab[];
+  slides: Map<string, Slide[]>;
+  rows: Map<string, SheetRow[]>;
+  markdown: string;
+  sources: NoteModel["sources"];
+  files: NoteModel["files"];
+}
+
+/** The changes that are not content: never taken back. */
+const NOT_CONTENT = new Set(["create_note", "delete_note", "set_approval", "add_member", "remove_member"]);
 
 const KEYED = new Set(["create_tab", "edit_tab", "add_source"]);
 /** Timestamps are the clock's: the projection replaces each with this mark after checking it is one. */
