@@ -182,11 +182,12 @@ describe("the cost of a call", () => {
     expect(onLarge.value).toMatchObject({ slide_ids: [large.slideIds[5]], reverted_version: large.version + 1 });
     expect(onLarge.slides.find((s) => s.id === large.slideIds[5])?.body).toBe("");
     // The meta, the membership, the key, the entry with its undo steps, the touch index's keys, the slide by ID; then
-    // the slide, the meta, the entry, the index's two keys and the key's record: never the deck.
+    // the slide, the meta, the entry, the index's two keys and its mark of the change taken back, the key's record:
+    // never the deck (15 read and 9 written, on 10 slides as on 500).
     expect(onLarge.read).toBe(onSmall.read);
     expect(onLarge.written).toBe(onSmall.written);
-    expect(onLarge.read).toBeLessThanOrEqual(14);
-    expect(onLarge.written).toBeLessThanOrEqual(8);
+    expect(onLarge.read).toBeLessThanOrEqual(15);
+    expect(onLarge.written).toBeLessThanOrEqual(9);
   });
 
   it("rows_append of 100 rows writes two rows a row and a few more, and reads as much on a Sheet of 9,000 rows as on one of 100", async () => {
