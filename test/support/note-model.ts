@@ -237,6 +237,8 @@ export class NoteModel {
    */
   readonly log = new Map<number, Row>();
   #keyCounter = 0;
+  /** The highest source and file numbers given: never given again, even once a revert took them away. */
+  readonly #seqs = { sources: 0, files: 0 };
   /**
    * The latest change, for taking it back (docs/spec.md §10): its version, the
    * content before it, and what its steps touched in their order and in the
@@ -951,7 +953,8 @@ export class NoteModel {
           const answer = { note_id: this.noteId, source_id: `source-${existing.seq}`, title: existing.title, url: existing.url, normalized_url: existing.normalized_url, already_attached: true, version: this.version, replayed: false };
           return { writes: false, result: () => answer, touched: () => ({}), check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
         }
-        const seq = (this.sources.at(-1)?.seq ?? 0) + 1;
+        // SQLite's AUTOINCREMENT: a number taken back with its source is never given again.
+        const seq = Math.max(this.#seqs.sources, this.sources.at(-1)?.seq ?? 0) + 1;
         const title = String(input.title).trim();
         const expected = { note_id: this.noteId, source_id: `source-${seq}`, title, url: p.url, normalized_url: p.normalized, already_attached: false, version: this.version + 1, replayed: false };
         return {
@@ -961,6 +964,7 @@ export class NoteModel {
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
             this.sources.push({ seq, title, url: p.url, normalized_url: p.normalized, description: typeof input.description === "string" ? input.description : "" });
+            this.#seqs.sources = seq;
             (this.meta as Meta).source_count += 1;
             this.#bump();
           },
@@ -1220,7 +1224,7 @@ export class NoteModel {
         argument(text(input.media_type, LIMIT.mediaType, { required: true, nonBlank: true }) && /^[\w.+-]+\/[\w.+-]+$/.test(String(input.media_type)));
         argument(integer(input.size_bytes, 0, LIMIT.fileSize));
         if (this.meta !== null && this.meta.file_count >= LIMIT.files) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "files_per_note" } });
-        const seq = (this.files.at(-1)?.seq ?? 0) + 1;
+        const seq = Math.max(this.#seqs.files, this.files.at(-1)?.seq ?? 0) + 1;
         return {
           failures,
           plan: () => ({
@@ -1228,6 +1232,7 @@ export class NoteModel {
             touched: () => ({ tab_id: "files", file_id: `file-${seq}` }),
             apply: () => {
               this.files.push({ seq, name: String(input.name).trim(), media_type: String(input.media_type), size_bytes: input.size_bytes as number });
+              this.#seqs.files = seq;
               (this.meta as Meta).file_count += 1;
             },
           }),
