@@ -41,7 +41,7 @@ export type UndoStep =
   /** Items came into the tab: new ones, or (`trash`) back from a trash. `whole`: the tab's whole content was replaced. */
   | { do: "items_add"; what: What; tab: string; ids: string[]; trash?: string; whole?: true }
   /** Items left the tab for the trash `trash`. */
-  | { do: "items_remove"; what: What; tab: string; ids: string[]; trash: string; whole?: true }
+  | { do: "items_remove"; what: What; tab: string; ids: string[]; trash: string; whole?: true; after_id?: string | null }
   /** A tab was added (with its items; from `trash` when it comes back). */
   | { do: "tab_add"; tab: TabRow; trash?: string }
   /** A tab left the strip, its items for `trash`. */
@@ -454,9 +454,12 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
         const item = items.find(id);
         if (item === null || item.tab_id !== step.tab) return drifted(`${step.what} "${id}"`);
       }
+      const single = step.ids.length === 1 ? items.find(step.ids[0] as string) : null;
+      const afterId = single === null ? undefined : (items.itemBefore(step.tab, single.key)?.id ?? null);
       items.retab(step.tab, trash, step.ids);
       store.updateTab(counted(tab, step.what, -step.ids.length));
-      return ok(withWhole({ do: "items_remove", what: step.what, tab: step.tab, ids: step.ids, trash }, step.whole));
+      const removed: UndoStep = { do: "items_remove", what: step.what, tab: step.tab, ids: step.ids, trash, ...(afterId === undefined ? {} : { after_id: afterId }) };
+      return ok(withWhole(removed, step.whole));
     }
     case "items_remove": {
       const tab = store.tab(step.tab);
@@ -466,9 +469,12 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
       const items = sequence(store, step.what);
       const back = step.ids.map((id) => items.find(id));
       if (back.some((item) => item === null || item.tab_id !== step.trash)) return drifted(`the ${step.what}s it deleted`);
+      const followed = step.after_id === undefined || step.after_id === null ? null : items.find(step.after_id);
+      const placed = step.ids.length === 1 && step.after_id !== undefined && (step.after_id === null || (followed !== null && followed.tab_id === step.tab));
       for (const item of (back as (Keyed<{ id: string }> & { tab_id: string })[]).sort((a, b) => a.key - b.key)) {
-        // Back at its own key; one an item added since holds gets the first free key before it, right after the item it followed.
-        const key = freeKeyAt(items, step.tab, item.key);
+        // One item goes back right after the item it followed (first, when it was), at its own key when that still fits there;
+        // else, and for many, at its own key, or, when an item added since holds it, right after the item before that key.
+        const key = placed ? keyAfterItem(items, step.tab, followed, item.key) : freeKeyAt(items, step.tab, item.key);
         if (key !== item.key) items.update(step.trash, { ...item, key });
         items.retab(step.trash, step.tab, [item.id]);
       }
@@ -596,6 +602,17 @@ function freeKeyAt(items: Sequence<{ id: string }>, tabId: string, key: number):
   const rekeyed = rekey(items, tabId);
   const after = before === null ? null : (rekeyed.find((it) => it.id === before.id)?.key ?? null);
   return keyToFollow(items, tabId, after) as number;
+}
+
+/** A free key right after `after` (null: first in the tab): `own` when it still fits there, else one between, the tab re-keyed when none is free. */
+function keyAfterItem(items: Sequence<{ id: string }>, tabId: string, after: Keyed<{ id: string }> | null, own: number): number {
+  const follower = items.keyAfter(tabId, after?.key ?? null);
+  if ((after === null || own > after.key) && (follower === null || own < follower)) return own;
+  const free = keyToFollow(items, tabId, after?.key ?? null);
+  if (free !== null) return free;
+  const rekeyed = rekey(items, tabId);
+  const afterKey = after === null ? null : (rekeyed.find((it) => it.id === after.id)?.key ?? null);
+  return keyToFollow(items, tabId, afterKey) as number;
 }
 
 /** Moves `item` to right after `after` (null: first), as the person's move does. */

@@ -272,8 +272,9 @@ export class NoteModel {
   #restore(content: Content): void {
     const meta = this.meta as Meta;
     meta.title = content.title;
-    meta.source_count = content.source_count;
-    meta.file_count = content.file_count;
+    // The counts move by what comes back or goes, as the revert's steps move them (a seeded count stays seeded).
+    meta.source_count += content.sources.length - this.sources.length;
+    meta.file_count += content.files.length - this.files.length;
     this.strip = content.strip.map((t) => ({ ...t, columns: [...t.columns] }));
     this.slides.clear();
     for (const [id, deck] of content.slides) this.slides.set(id, deck.map((s) => ({ ...s })));

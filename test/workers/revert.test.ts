@@ -210,6 +210,19 @@ describe("every kind of content change, taken back and redone", () => {
     expect(slides.map((s: { id: string }) => s.id)).toEqual([...slideIds, ...added.slide_ids]);
   });
 
+  it("a deleted slide comes back right after the one it followed, after moves gave the deck fresh keys", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["A", "B", "C", "D"]);
+    const [a, b, c, d] = slideIds as [string, string, string, string];
+    const deleted = await agentEdit(noteId, "drop-b", { tab_id: tabId, operation: "slide_delete", slide_id: b });
+    // Moving C and D in turn right after A halves the gap each time, until no key is free there: the deck is re-keyed.
+    for (let i = 0; i < 14; i++) await person(noteId, "PATCH", `/tabs/${tabId}/slides/${i % 2 === 0 ? d : c}`, { after_id: a });
+    const order = (await api("GET", `/notes/${noteId}/tabs/${tabId}`)).body.slides.map((s: { id: string }) => s.id);
+    await undo(noteId, deleted);
+    const slides = (await api("GET", `/notes/${noteId}/tabs/${tabId}`)).body.slides.map((s: { id: string }) => s.id);
+    expect(slides).toEqual([a, b, ...order.slice(1)]);
+  });
+
   it("rows and columns: appended, updated, deleted, moved, columns added", async () => {
     const { noteId } = await newNote();
     const { tabId, rowIds } = await sheet(noteId);

@@ -75,8 +75,10 @@ export function deleteEdit<T extends { id: string }>(kind: ItemKind<T>): TabEdit
       if (!found.ok) return found;
       // Kept, not copied: the item moves to this change's trash, where a revert finds it (undo.ts).
       const trash = trashOf(nextVersion(meta));
+      // The item it followed: where a revert puts it back, whatever keys the tab has by then.
+      const afterId = kind.items(ctx.store).itemBefore(tab.id, found.value.key)?.id ?? null;
       kind.items(ctx.store).retab(tab.id, trash, [found.value.id]);
-      const undo: UndoStep[] = [{ do: "items_remove", what: kind.what, tab: tab.id, ids: [found.value.id], trash }];
+      const undo: UndoStep[] = [{ do: "items_remove", what: kind.what, tab: tab.id, ids: [found.value.id], trash, after_id: afterId }];
       return ok({ meta, tab: { ...tab, [kind.count]: tab[kind.count] - 1 }, ids: [found.value.id], added: 0, undo });
     },
   };
