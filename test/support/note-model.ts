@@ -245,7 +245,7 @@ export class NoteModel {
    * reverse order (what its revert's log entry names). The model predicts the
    * revert of the latest change only; the generated histories send no other.
    */
-  #latest: { version: number; before: Content; own: Row; back: Row } | null = null;
+  #latest: { version: number; before: Content; own: Row; back: Row; rekeyed?: { tab: string; id: string; rows: boolean } } | null = null;
 
   constructor(readonly noteId: string) {}
 
@@ -290,7 +290,7 @@ export class NoteModel {
    * what its steps touch (src/note/undo.ts's touchedOf), in its order and
    * reversed. A Note's change that is not content forgets the last one.
    */
-  #remember(operation: string, before: Content | null, touched: Row): void {
+  #remember(operation: string, before: Content | null, touched: Row, rekeyed = false): void {
     if (before === null || NOT_CONTENT.has(operation)) {
       this.#latest = null;
       return;
@@ -312,6 +312,35 @@ export class NoteModel {
       own = back = of({ tab_id: tab, source_id: touched.source_id, file_id: touched.file_id, slide_ids: touched.slide_ids, row_ids: touched.row_ids });
     }
     this.#latest = { version: this.version, before, own, back };
+    // A move that gave its tab fresh keys: its revert puts the item back among the fresh keys, not the tab's old ones.
+    if (rekeyed && (operation === "slide_move" || operation === "row_move")) {
+      this.#latest.rekeyed = { tab: tab as string, id: ((touched.slide_ids ?? touched.row_ids) as string[])[0] as string, rows: operation === "row_move" };
+    }
+  }
+
+  /**
+   * The revert of a move that re-keyed its tab (src/note/undo.ts moveTo): the
+   * tab's items keep their fresh keys; the moved one goes back right after
+   * the item it followed, at its old key when that fits there, else midway.
+   */
+  #unmove(taken: { before: Content; rekeyed?: { tab: string; id: string; rows: boolean } }): void {
+    const moved = taken.rekeyed;
+    if (moved === undefined) return;
+    const now = (moved.rows ? this.rows : this.slides) as Map<string, Item[]>;
+    const then = ((moved.rows ? taken.before.rows : taken.before.slides) as Map<string, Item[]>).get(moved.tab) ?? [];
+    const current = [...(now.get(moved.tab) ?? [])];
+    const at = current.findIndex((it) => it.id === moved.id);
+    const [item] = current.splice(at, 1);
+    const was = then.findIndex((it) => it.id === moved.id);
+    const prevId = was > 0 ? (then[was - 1] as Item).id : null;
+    const own = (then[was] as Item).key;
+    const prevAt = prevId === null ? -1 : current.findIndex((it) => it.id === prevId);
+    const prev = prevAt < 0 ? null : (current[prevAt] as Item);
+    const next = current[prevAt + 1] ?? null;
+    const fits = (prev === null || own > prev.key) && (next === null || own < next.key);
+    const key = fits ? own : prev === null ? (next as Item).key - KEY_GAP : next === null ? prev.key + KEY_GAP : Math.floor((prev.key + next.key) / 2);
+    current.splice(prevAt + 1, 0, { ...(item as Item), key });
+    now.set(moved.tab, current);
   }
 
   freshKey(): string {
@@ -1009,12 +1038,13 @@ export class NoteModel {
               return;
             }
             const content = this.meta === null ? null : this.#content();
+            const rekeys = this.rekeys.slides + this.rekeys.rows;
             plan.apply(value);
             this.#bump();
             // A content edit is logged by its own name (slide_move, rows_append), every other change by its own.
             const operation = name === "change_tab" ? String(input.operation) : name;
             this.#log(caller, operation, plan.touched?.(value) ?? {});
-            this.#remember(operation, content, plan.touched?.(value) ?? {});
+            this.#remember(operation, content, plan.touched?.(value) ?? {}, this.rekeys.slides + this.rekeys.rows > rekeys);
           },
         };
       },
@@ -1072,7 +1102,9 @@ export class NoteModel {
               apply: () => {},
               revert: (caller: Caller) => {
                 const after = this.#content();
-                this.#restore(taken.before);
+                // A re-keying move comes back among the fresh keys; anything else, exactly as before the change.
+                const unmoved = taken.rekeyed === undefined ? null : (this.#unmove(taken), this.#content());
+                this.#restore(unmoved === null ? taken.before : { ...taken.before, slides: unmoved.slides, rows: unmoved.rows });
                 this.#bump();
                 this.#log(caller, "revert_change", taken.back, target);
                 // Its own revert (a redo) puts back the content after the change, and names what the change did in its order.
