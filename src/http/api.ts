@@ -110,6 +110,7 @@ const bodies = {
   // A citation: add_note_source's fields without the key (the route makes one per request). The version is
   // required, as for the agent: the Note's add_source checks it. The URL's characters are the Note's to judge (invalid_url).
   source: closed({ title: sourceTitle, url: z.string(), description: sourceDescription.optional(), expected_version: expectedVersion }),
+  revert: closed({ expected_version: expectedVersion }),
   // File metadata only: content and links are refused as unexpected fields.
   file: closed({
     name: fileName,
@@ -138,6 +139,7 @@ const queries = {
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
   }),
   live: closed({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
+  changeVersion: closed({ version: wholeNumber.pipe(z.int().min(1)) }),
   attachments: closed({
     kind: z.enum(["sources", "files"]),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.pageSize)).optional(),
@@ -158,6 +160,9 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   idempotency_key_reused: 409,
   wrong_tab_type: 422,
   limit_exceeded: 422,
+  revert_conflict: 409,
+  change_not_found: 404,
+  not_revertible: 422,
 };
 
 /** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */
@@ -296,6 +301,27 @@ api.delete("/notes/:id/members/:user", async (c) =>
 );
 
 api.get("/notes/:id/changes", (c) => run(c, c.req.param("id"), "list_changes", queries.changes, queryOf(c)));
+
+/** A change's version in the path, judged as the query's whole numbers are. */
+function pathVersion(c: Context<AppEnv>): number | Response {
+  const parsed = parseArguments(queries.changeVersion, { version: c.req.param("version") });
+  return parsed.ok ? (parsed.value as { version: number }).version : errorResponse(c, parsed.error);
+}
+
+api.get("/notes/:id/changes/:version", (c) => {
+  const query = parseArguments(queries.none, queryOf(c));
+  if (!query.ok) return errorResponse(c, query.error);
+  const version = pathVersion(c);
+  if (version instanceof Response) return version;
+  return run(c, c.req.param("id"), "read_change", queries.none, {}, () => ({ version }));
+});
+
+api.post("/notes/:id/changes/:version/revert", async (c) => {
+  const body = await argumentsOf(c, queries.none);
+  const version = pathVersion(c);
+  if (version instanceof Response) return version;
+  return run(c, c.req.param("id"), "undo_change", bodies.revert, body, (d) => ({ ...(d as { expected_version: number }), version }));
+});
 
 api.post("/notes/:id/tabs", async (c) => run(c, c.req.param("id"), "add_tab", bodies.addTab, await argumentsOf(c), undefined, 201));
 

@@ -120,6 +120,15 @@ export const inputs = {
     limit: z.int().min(1).max(LIMITS.pageSize).optional().describe(`Items per page, 1 to ${LIMITS.pageSize} (default ${LIMITS.pageSize}).`),
     cursor: cursor(64).optional().describe("next_cursor from the previous page, exactly as returned."),
   }),
+  revert_note_change: closed({
+    note_id: noteId,
+    expected_version: expectedVersion,
+    idempotency_key: idempotencyKey,
+    version: z
+      .int()
+      .min(1)
+      .describe("The version of the change to take back, from list_note_changes (an entry with revertible: true) or a write's answer."),
+  }),
   list_note_changes: closed({
     note_id: noteId,
     since_version: z.int().min(0).describe("The changes after this version: the version you last saw (0 for the whole log)."),
@@ -179,6 +188,8 @@ function buildOutputs() {
     tab_label_before: z.string().optional(),
     source_title: z.string().optional(),
     file_name: z.string().optional(),
+    reverts: z.int().optional(),
+    revertible: z.boolean().optional(),
   });
 
   const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean(), current_version: z.int().optional() };
@@ -239,6 +250,16 @@ function buildOutputs() {
       ]),
       next_cursor: z.string().nullable(),
     }),
+    revert_note_change: z.object({
+      ...writeResult,
+      reverted_version: z.int(),
+      tab_id: z.string().optional(),
+      slide_ids: z.array(z.string()).optional(),
+      row_ids: z.array(z.string()).optional(),
+      source_id: z.string().optional(),
+      file_id: z.string().optional(),
+      member: z.string().optional(),
+    }),
     list_note_changes: z.object({
       note_id: z.string(),
       version: z.int(),
@@ -268,6 +289,7 @@ interface ToolOutputs {
   add_note_source: Output<"add_source">;
   list_note_attachments: Output<"list_attachments">;
   list_note_changes: Output<"list_changes">;
+  revert_note_change: Output<"revert_change">;
 }
 
 /** True when A and B are the same type (not merely assignable either way). */
@@ -303,4 +325,5 @@ type Simplify<T> = { [K in keyof T]: T[K] };
   add_note_source: true,
   list_note_attachments: true,
   list_note_changes: true,
+  revert_note_change: true,
 }) satisfies { [K in ToolName]: Same<z.output<Outputs[K]>, Flat<ToolOutputs[K]>> };

@@ -124,6 +124,20 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     command: "list_changes",
   },
+  {
+    name: "revert_note_change",
+    title: "Take a change back",
+    description:
+      "Takes back one change of the Note by its version (from list_note_changes, where revertible says which can be), and only that change: " +
+      "a slide's or row's old fields come back, a deleted slide, row or tab comes back with the same ID in the same place, an added one goes. " +
+      "The revert is a new change with a new version; taking a revert back redoes the change. " +
+      "Refused with revert_conflict when a later change touched what it touched (its changes list them: take those back first, newest first, or make a new change), " +
+      "change_not_found for a version the log does not hold, not_revertible for a change that is not content (the Note's creation, members, approval) or made before changes were kept. " +
+      WRITE_RULES,
+    scopes: WRITE,
+    readOnly: false,
+    command: "revert_change",
+  },
 ];
 
 export const TOOLS_BY_NAME: ReadonlyMap<string, ToolDefinition> = new Map(TOOLS.map((t) => [t.name, t]));

@@ -16,7 +16,9 @@ import type { NoteContext } from "./context.js";
 import { invalidArguments } from "./errors.js";
 import { LIMITS } from "./limits.js";
 import { fail, ok, type Result } from "./result.js";
+import type { ChangeUndo } from "./store.js";
 import { FIXED_TAB_LABELS } from "./tabs/ids.js";
+import { indexTouches, markRevertible, type Reverting, type UndoStep } from "./undo.js";
 import { Checks, fields } from "./validate.js";
 
 export type Actor = { kind: "person"; user: string } | { kind: "agent"; user: string; client_id: string; client_name: string | null };
@@ -62,6 +64,10 @@ export interface ChangeEntry extends Touched, Names {
   operation: string;
   /** How many more slide or row IDs it touched than it lists. */
   ids_omitted?: number;
+  /** A revert: the version of the change it took back (undo.ts). */
+  reverts?: number;
+  /** In a page of the log only: whether it can be taken back now (undo.ts). */
+  revertible?: boolean;
 }
 
 /** How many entries the log keeps: the newest ones. */
@@ -89,7 +95,9 @@ function actorOf(caller: Caller): Actor {
 
 /** The log's name for an operation: an edit's own (slide_update, row_move), else the command's. */
 export function operationOf(command: string, input: Readonly<Record<string, unknown>>): string {
-  return typeof input.operation === "string" ? input.operation : command;
+  if (typeof input.operation === "string") return input.operation;
+  // The person's undo and the agent's revert are one operation in the log.
+  return command === "undo_change" ? "revert_change" : command;
 }
 
 /** What a write's result or a person's change reports it touched. */
@@ -144,11 +152,20 @@ const ID_LISTS = ["slide_ids", "row_ids"] as const;
 const NAME_FIELDS = ["note_title", "note_title_before", "tab_label", "tab_label_before", "source_title", "file_name"] as const;
 
 /**
- * Writes the entry of the change committing as `version`, and drops the one that falls out of the log.
- * `names` are what the change knew (a label before a rename, a deleted tab's label, a source's title);
- * the touched tab's label is read here, after the change, unless `names` gives it.
+ * Writes the entry of the change committing as `version`, with what takes it back (`undo`, for a content
+ * change), and drops the one that falls out of the log. `names` are what the change knew (a label before
+ * a rename, a deleted tab's label, a source's title); the touched tab's label is read here, after the
+ * change, unless `names` gives it.
  */
-export function logChange(ctx: NoteContext, caller: Caller, version: number, operation: string, touched: Touched, names: Names = {}): void {
+export function logChange(
+  ctx: NoteContext,
+  caller: Caller,
+  version: number,
+  operation: string,
+  touched: Touched,
+  names: Names = {},
+  undo?: { steps: UndoStep[]; reverts?: Reverting | undefined },
+): void {
   // What it touched in one fixed order, whatever order the change gave it in.
   const entry: ChangeEntry = { version, at: isoTime(ctx.now()), actor: actorOf(caller), operation };
   if (touched.tab_id !== undefined) entry.tab_id = touched.tab_id;
@@ -162,6 +179,7 @@ export function logChange(ctx: NoteContext, caller: Caller, version: number, ope
   if (touched.source_id !== undefined) entry.source_id = touched.source_id;
   if (touched.file_id !== undefined) entry.file_id = touched.file_id;
   if (touched.member !== undefined) entry.member = touched.member;
+  if (undo?.reverts !== undefined) entry.reverts = undo.reverts.version;
   if (omitted > 0) entry.ids_omitted = omitted;
   const label = names.tab_label ?? (touched.tab_id === undefined ? undefined : labelNow(ctx, touched.tab_id));
   const kept: Names = label === undefined ? names : { ...names, tab_label: label };
@@ -169,7 +187,8 @@ export function logChange(ctx: NoteContext, caller: Caller, version: number, ope
     const name = kept[field];
     if (name !== undefined) entry[field] = clipName(name);
   }
-  ctx.store.recordChange(entry);
+  const undone: ChangeUndo | null = undo === undefined ? null : { touch: indexTouches(ctx.store, version, undo.steps, undo.reverts), steps: undo.steps };
+  ctx.store.recordChange(entry, undone);
   if (version > CHANGES_KEPT) ctx.store.dropChange(version - CHANGES_KEPT);
 }
 
@@ -214,7 +233,7 @@ export function listChanges(ctx: NoteContext, caller: Caller, input: unknown): R
     return fail(invalidArguments([{ path: "since_version", problem: `${since} is ahead of the Note's version ${version}; pass a version you have seen` }]));
   }
   const limit = (given.value.limit as number | undefined) ?? LIMITS.changesPageDefault;
-  const changes = ctx.store.changesSince(since, limit);
+  const changes = markRevertible(ctx.store, ctx.store.changePage(since, limit));
   const last = changes.at(-1)?.version ?? since;
   return ok({
     note_id: ctx.id,

@@ -7,6 +7,7 @@ import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Cells } from "./store.js";
 import type { AddableTabType, TabType } from "./tabs/ids.js";
+import type { ChangeDetail, RevertedChange } from "./undo.js";
 
 /** Who is calling, and through which door. */
 export interface Caller {
@@ -241,6 +242,7 @@ interface Commands {
     output: AttachmentPage;
   };
   list_changes: { input: { since_version: number; limit?: number | undefined }; output: ChangePage };
+  revert_change: { input: WriteInput & { version: number }; output: RevertedChange };
 
   // The person's app.
   create_note: { input: { title: string; markdown?: string | undefined }; output: NoteSummary };
@@ -261,6 +263,9 @@ interface Commands {
   /** The person's edit of a tab's content: the agent's operations, and moves. */
   change_tab: { input: TabEditFields & { operation: TabEditName; expected_version?: number | undefined }; output: Changed };
   set_markdown: { input: { text: string; expected_version?: number | undefined }; output: Changed };
+  /** The person takes a change back (undo.ts); reads one change's before and after. */
+  undo_change: { input: { version: number; expected_version?: number | undefined }; output: Changed };
+  read_change: { input: { version: number }; output: ChangeDetail };
   add_file: {
     input: { name: string; media_type: string; size_bytes: number; expected_version?: number | undefined };
     output: Changed;
@@ -272,7 +277,7 @@ export type Input<K extends CommandName> = Commands[K]["input"];
 export type Output<K extends CommandName> = Commands[K]["output"];
 
 /** The agent's writes: the commands that take an idempotency key. */
-export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source"] as const;
+export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source", "revert_change"] as const;
 export type KeyedCommand = (typeof KEYED_COMMANDS)[number];
 /** What an agent may do through a connector: the MCP tools' operations, nothing of the person's. */
 export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", ...KEYED_COMMANDS]);

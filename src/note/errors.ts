@@ -42,7 +42,11 @@ export type NoteError =
   | { code: "row_not_found"; message: string; tab_id: string; row_id: string; hint: string }
   | { code: "idempotency_key_reused"; message: string; idempotency_key: string; first_used_by: string }
   | { code: "invalid_url"; message: string; url: string; reason: string }
-  | { code: "limit_exceeded"; message: string; limit: string; max: number };
+  | { code: "limit_exceeded"; message: string; limit: string; max: number }
+  /** A later change touched what the change to take back touched (undo.ts): those changes, as version_conflict lists its own. */
+  | { code: "revert_conflict"; message: string; version: number; changes: ChangeEntry[]; changes_complete: boolean }
+  | { code: "change_not_found"; message: string; version: number; oldest_version: number | null; current_version: number }
+  | { code: "not_revertible"; message: string; version: number; operation: string; reason: string };
 
 /** The issues an error lists at most, then a count of the rest. */
 const MAX_ISSUES = 50;

@@ -10,7 +10,8 @@ import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import { byCodePoint } from "./unicode.js";
-import type { DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
+import { trashOf, type ChangeTouch, type UndoStep } from "./undo.js";
+import type { ChangeUndo, DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
   #meta: NoteMeta | null = null;
@@ -21,14 +22,21 @@ export class MemoryNoteStore implements NoteStore {
   readonly slides: MemorySequence<Slide>;
   readonly rows: MemorySequence<SheetRow>;
   readonly #keys = new Map<string, IdempotencyRecord>();
+  /** In sequence order; a reverted citation leaves a gap, and a number is never given twice (SQLite's AUTOINCREMENT). */
   readonly #sources: SourceRow[] = [];
   readonly #sourcesByUrl = new Map<string, SourceRow>();
   readonly #files: FileRow[] = [];
+  #lastSource = 0;
+  #lastFile = 0;
   readonly #outbox = new Map<number, OwedEntry>();
   #outboxSeq = 0;
   #queued = false;
   /** The change log by version. */
   readonly #changes = new Map<number, ChangeEntry>();
+  /** Each entry's undo information as the SQLite row keeps it: JSON text, or null. */
+  /** The touch index: each key with the last version that touched it. */
+  readonly #touched = new Map<string, number>();
+  readonly #undos = new Map<number, { touch: string; steps: string } | null>();
   #committed: ChangeEntry[] = [];
   /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
@@ -165,31 +173,81 @@ export class MemoryNoteStore implements NoteStore {
     return row === undefined ? null : { ...row };
   }
   insertSource(source: NewSource): number {
-    const row: SourceRow = { seq: this.#sources.length + 1, ...source };
-    this.#saveEntry(this.#sourcesByUrl, row.normalized_url);
-    this.#onUndo(() => this.#sources.pop());
-    this.#sources.push(row);
-    this.#sourcesByUrl.set(row.normalized_url, row);
+    const row: SourceRow = { seq: this.#lastSource + 1, ...source };
+    this.restoreSource(row);
     return row.seq;
   }
   insertFile(file: NewFile): number {
-    const row: FileRow = { seq: this.#files.length + 1, ...file };
-    this.#onUndo(() => this.#files.pop());
-    this.#files.push(row);
+    const row: FileRow = { seq: this.#lastFile + 1, ...file };
+    this.restoreFile(row);
     return row.seq;
+  }
+  removeSource(seq: number): void {
+    const at = this.#sources.findIndex((row) => row.seq === seq);
+    const row = this.#sources[at];
+    if (row === undefined) return;
+    this.#saveEntry(this.#sourcesByUrl, row.normalized_url);
+    this.#onUndo(() => this.#sources.splice(at, 0, row));
+    this.#sources.splice(at, 1);
+    this.#sourcesByUrl.delete(row.normalized_url);
+  }
+  restoreSource(source: SourceRow): void {
+    if (this.#sourcesByUrl.has(source.normalized_url)) throw new Error("UNIQUE constraint failed: sources.normalized_url");
+    const row = { ...source };
+    const at = this.#sources.findIndex((r) => r.seq > row.seq);
+    const index = at < 0 ? this.#sources.length : at;
+    const last = this.#lastSource;
+    this.#saveEntry(this.#sourcesByUrl, row.normalized_url);
+    this.#onUndo(() => {
+      this.#sources.splice(index, 1);
+      this.#lastSource = last;
+    });
+    this.#sources.splice(index, 0, row);
+    this.#sourcesByUrl.set(row.normalized_url, row);
+    this.#lastSource = Math.max(last, row.seq);
+  }
+  removeFile(seq: number): void {
+    const at = this.#files.findIndex((row) => row.seq === seq);
+    const row = this.#files[at];
+    if (row === undefined) return;
+    this.#onUndo(() => this.#files.splice(at, 0, row));
+    this.#files.splice(at, 1);
+  }
+  restoreFile(file: FileRow): void {
+    const row = { ...file };
+    const at = this.#files.findIndex((r) => r.seq > row.seq);
+    const index = at < 0 ? this.#files.length : at;
+    const last = this.#lastFile;
+    this.#onUndo(() => {
+      this.#files.splice(index, 1);
+      this.#lastFile = last;
+    });
+    this.#files.splice(index, 0, row);
+    this.#lastFile = Math.max(last, row.seq);
+  }
+  attachment(kind: "sources", seq: number): SourceRow | null;
+  attachment(kind: "files", seq: number): FileRow | null;
+  attachment(kind: AttachmentKind, seq: number): SourceRow | FileRow | null {
+    const rows: readonly (SourceRow | FileRow)[] = kind === "sources" ? this.#sources : this.#files;
+    const row = rows.find((r) => r.seq === seq);
+    return row === undefined ? null : { ...row };
   }
 
   attachments(kind: "sources", after: number, limit: number): SourceRow[];
   attachments(kind: "files", after: number, limit: number): FileRow[];
   attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[] {
-    // Sequence numbers are 1, 2, 3…: the row after `after` sits at index `after`.
+    // Sequence numbers rise, with gaps only where a revert took one away: the row after `after` sits at index `after` or before it.
     const rows: readonly (SourceRow | FileRow)[] = kind === "sources" ? this.#sources : this.#files;
-    return rows.slice(after, after + limit).map((row) => ({ ...row })) as SourceRow[] | FileRow[];
+    let at = Math.min(after, rows.length);
+    while (at > 0 && (rows[at - 1] as { seq: number }).seq > after) at--;
+    return rows.slice(at, at + limit).map((row) => ({ ...row })) as SourceRow[] | FileRow[];
   }
 
-  recordChange(entry: ChangeEntry): void {
+  recordChange(entry: ChangeEntry, undo: ChangeUndo | null = null): void {
     if (this.#changes.has(entry.version)) throw new Error(`UNIQUE constraint failed: changes.version (${entry.version})`);
     this.#saveEntry(this.#changes, entry.version);
+    this.#saveEntry(this.#undos, entry.version);
+    this.#undos.set(entry.version, undo === null ? null : { touch: JSON.stringify(undo.touch), steps: JSON.stringify(undo.steps) });
     // Kept as SQLite keeps it, a copy: every read hands out new objects. The committed list holds the entry itself, as the SQLite store's does.
     this.#changes.set(entry.version, copyChange(entry));
     this.#committed.push(entry);
@@ -198,6 +256,53 @@ export class MemoryNoteStore implements NoteStore {
     if (!this.#changes.has(version)) return;
     this.#saveEntry(this.#changes, version);
     this.#changes.delete(version);
+    this.#saveEntry(this.#undos, version);
+    this.#undos.delete(version);
+    this.slides.clear(trashOf(version));
+    this.rows.clear(trashOf(version));
+  }
+  change(version: number): { entry: ChangeEntry; undo: ChangeUndo | null } | null {
+    const entry = this.#changes.get(version);
+    if (entry === undefined) return null;
+    const undo = this.#undos.get(version) ?? null;
+    return { entry: copyChange(entry), undo: undo === null ? null : { touch: JSON.parse(undo.touch) as ChangeTouch, steps: JSON.parse(undo.steps) as UndoStep[] } };
+  }
+  changePage(version: number, limit: number): { entry: ChangeEntry; touch: ChangeTouch | null }[] {
+    return this.changesSince(version, limit).map((entry) => {
+      const undo = this.#undos.get(entry.version) ?? null;
+      return { entry, touch: undo === null ? null : (JSON.parse(undo.touch) as ChangeTouch) };
+    });
+  }
+  lastTouches(keys: readonly string[]): Map<string, number> {
+    const last = new Map<string, number>();
+    for (const key of keys) {
+      const version = this.#touched.get(key);
+      if (version !== undefined) last.set(key, version);
+    }
+    return last;
+  }
+  writeTouches(writes: readonly (readonly [string, number])[]): void {
+    for (const [key, version] of writes) {
+      this.#saveEntry(this.#touched, key);
+      this.#touched.set(key, version);
+    }
+  }
+  pruneTouches(version: number): number {
+    const stale = [...this.#touched].filter(([, v]) => v < version).map(([key]) => key);
+    for (const key of stale) {
+      this.#saveEntry(this.#touched, key);
+      this.#touched.delete(key);
+    }
+    return stale.length;
+  }
+  touchesSince(version: number): { version: number; touch: ChangeTouch | null }[] {
+    return [...this.#changes.keys()]
+      .filter((v) => v > version)
+      .sort((a, b) => a - b)
+      .map((v) => {
+        const undo = this.#undos.get(v) ?? null;
+        return { version: v, touch: undo === null ? null : (JSON.parse(undo.touch) as ChangeTouch) };
+      });
   }
   changesSince(version: number, limit: number): ChangeEntry[] {
     return [...this.#changes.values()]
@@ -270,9 +375,12 @@ export class MemoryNoteStore implements NoteStore {
         .sort((a, b) => byCodePoint(a.key, b.key))
         .map((r) => ({ key: r.key, tool: r.tool, result: JSON.stringify(r.result), created_at: r.created_at, fingerprint: r.fingerprint })),
       sources: this.#sources.map((r) => ({ seq: r.seq, title: r.title, url: r.url, normalized_url: r.normalized_url, description: r.description, added_at: r.added_at })),
-      changes: [...this.#changes.values()].sort((a, b) => a.version - b.version).map((entry) => ({ version: entry.version, entry: JSON.stringify(entry) })),
+      changes: [...this.#changes.values()]
+        .sort((a, b) => a.version - b.version)
+        .map((entry) => ({ version: entry.version, entry: JSON.stringify(entry), touch: this.#undos.get(entry.version)?.touch ?? null, undo: this.#undos.get(entry.version)?.steps ?? null })),
       files: this.#files.map((r) => ({ seq: r.seq, name: r.name, media_type: r.media_type, size_bytes: r.size_bytes, added_at: r.added_at })),
       outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
+      touched: [...this.#touched].sort(([a], [b]) => byCodePoint(a, b)).map(([key, version]) => ({ key, version })),
       sheet_rows: this.rows.rows().map(({ tab_id, item: r }) => ({ tab_id, idx: r.key, id: r.id, cells: JSON.stringify(r.cells) })),
     };
   }
@@ -405,6 +513,25 @@ class MemorySequence<T extends { id: string }> implements Sequence<T> {
   }
   clear(tabId: string): void {
     if (this.#tabs.has(tabId)) this.#write(tabId, []);
+  }
+  retab(from: string, to: string, ids: readonly string[] | null): void {
+    const list = this.#list(from);
+    const moving = ids === null ? list : list.filter((it) => ids.includes(it.id));
+    if (moving.length === 0) return;
+    const target = this.#list(to);
+    const keys = new Set(target.map((it) => it.key));
+    if (moving.some((it) => keys.has(it.key))) throw new Error(`a key of the items moved to ${to} is taken`);
+    this.#write(from, ids === null ? [] : list.filter((it) => !ids.includes(it.id)));
+    this.#write(to, [...target, ...moving]);
+  }
+  itemBefore(tabId: string, key: number): Keyed<T> | null {
+    const list = this.#list(tabId);
+    let found: Keyed<T> | undefined;
+    for (const item of list) {
+      if (item.key >= key) break;
+      found = item;
+    }
+    return found === undefined ? null : this.copy(found);
   }
 
   /** Every item, by tab ID then key: the table's rows in primary-key order. */

@@ -20,6 +20,9 @@ import { ADD_SOURCE } from "./attachments/sources.js";
 import type { NoteStore } from "./store.js";
 import { ADD_TAB, CREATE_TAB, DELETE_TAB, listTabs, MOVE_TAB, readTab, RENAME_TAB } from "./tabs/commands.js";
 import { CHANGE_TAB, EDIT_TAB } from "./tabs/edit.js";
+import { readChange, REVERT_CHANGE, UNDO_CHANGE } from "./undo.js";
+import { openNote } from "./pipeline/access.js";
+import { Checks, fields } from "./validate.js";
 
 interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */
@@ -53,6 +56,7 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   add_source: keyed(ADD_SOURCE),
   list_attachments: listAttachments,
   list_changes: listChanges,
+  revert_change: keyed(REVERT_CHANGE),
   // The person's app.
   create_note: createNote,
   read_note: readNote,
@@ -69,6 +73,19 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   change_tab: person(CHANGE_TAB),
   set_markdown: person(SET_MARKDOWN),
   add_file: person(ADD_FILE),
+  undo_change: person(UNDO_CHANGE),
+  read_change: (ctx, caller, input) => {
+    const given = fields(input);
+    if (!given.ok) return given;
+    const checks = new Checks();
+    checks.onlyFields(given.value, ["version"]);
+    checks.integer("version", given.value.version, 1, Number.MAX_SAFE_INTEGER, true);
+    const invalid = checks.failure();
+    if (invalid !== null) return invalid;
+    const opened = openNote(ctx, caller);
+    if (!opened.ok) return opened;
+    return readChange(ctx, opened.value, given.value.version as number);
+  },
 };
 
 export class Note {
@@ -101,6 +118,9 @@ export class Note {
     const { store } = this.#ctx;
     const result = store.transaction(() => {
       const pruned = store.pruneIdempotency(this.#ctx.now() - retentionMs);
+      // The touch index's keys older than the log: they can block no revert (undo.ts).
+      const oldestChange = store.oldestChange();
+      if (oldestChange !== null) store.pruneTouches(oldestChange);
       return ok({ pruned, oldest: store.oldestIdempotency() });
     });
     if (!result.ok) throw new Error(`pruning failed: ${result.error.message}`);

@@ -17,6 +17,7 @@ import { FIXED_TAB_LABELS, FIXED_TABS } from "./tabs/ids.js";
 import { summary } from "./tabs/find.js";
 import { Checks, fields, noFields } from "./validate.js";
 import { nextVersion } from "./pipeline/version.js";
+import { markdownStep } from "./undo.js";
 
 export function createNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSummary> {
   const given = fields(input);
@@ -149,7 +150,8 @@ export const RENAME_NOTE: PersonChange<Input<"rename_note">> = {
   validate: (i, checks) => checks.text("title", i.title, LIMITS.noteTitleLength, { required: true, nonBlank: true, oneLine: true }),
   apply: (_ctx, meta, i) => {
     const title = i.title.trim();
-    return meta.title === title ? ok("unchanged") : ok({ meta: { ...meta, title }, names: { note_title: title, note_title_before: meta.title } });
+    if (meta.title === title) return ok("unchanged");
+    return ok({ meta: { ...meta, title }, names: { note_title: title, note_title_before: meta.title }, undo: [{ do: "title" as const, before: meta.title, after: title }] });
   },
   tellsMembers: true,
 };
@@ -173,8 +175,9 @@ export const SET_MARKDOWN: PersonChange<Input<"set_markdown">> = {
   fields: ["text"],
   validate: (i, checks) => checks.text("text", i.text, LIMITS.markdownLength, { required: true }),
   apply: (ctx, _meta, i) => {
-    if (ctx.store.markdown() === i.text) return ok("unchanged");
+    const before = ctx.store.markdown();
+    if (before === i.text) return ok("unchanged");
     ctx.store.writeMarkdown(i.text);
-    return ok({ touched: { tab_id: "markdown" } });
+    return ok({ touched: { tab_id: "markdown" }, undo: [markdownStep(before, i.text)] });
   },
 };

@@ -9,6 +9,7 @@ import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import type { TabType } from "./tabs/ids.js";
+import type { ChangeTouch, UndoStep } from "./undo.js";
 
 export interface NoteMeta {
   note_id: string;
@@ -87,6 +88,14 @@ export interface Sequence<T extends { id: string }> {
   remove(tabId: string, id: string): void;
   /** Removes every item of the tab. */
   clear(tabId: string): void;
+  /**
+   * Moves items, keeping their content and keys, from one tab ID to another:
+   * the items given by ID (every item of `from` when null). A deletion moves
+   * them to a trash tab ID (undo.ts), a revert moves them back.
+   */
+  retab(from: string, to: string, ids: readonly string[] | null): void;
+  /** The item with the greatest order key below `key` in the tab, null when there is none. */
+  itemBefore(tabId: string, key: number): Keyed<T> | null;
 }
 
 /**
@@ -123,6 +132,12 @@ export interface FileRow {
 
 export type NewSource = Omit<SourceRow, "seq">;
 export type NewFile = Omit<FileRow, "seq">;
+
+/** What the log keeps to take a change back: what it touched, and the steps that undo it (undo.ts). */
+export interface ChangeUndo {
+  touch: ChangeTouch;
+  steps: UndoStep[];
+}
 
 /** What a member's directory of Notes shows of one Note (directory.ts). */
 export interface DirectoryEntry {
@@ -190,10 +205,34 @@ export interface NoteStore {
   attachments(kind: "files", after: number, limit: number): FileRow[];
   attachments(kind: AttachmentKind, after: number, limit: number): SourceRow[] | FileRow[];
 
-  /** Writes a committed change's entry in the log (changes.ts), inside its transaction. */
-  recordChange(entry: ChangeEntry): void;
-  /** Drops the log's entry of this version, if it has one. */
+  /**
+   * Writes a committed change's entry in the log (changes.ts), inside its
+   * transaction, with what takes it back (undo.ts) when it is a content change.
+   */
+  recordChange(entry: ChangeEntry, undo?: ChangeUndo | null): void;
+  /** Drops the log's entry of this version, if it has one, with its undo information and the items its deletion kept (undo.ts). */
   dropChange(version: number): void;
+  /** The log's entry of this version with its undo information (null: none kept), or null when the log does not hold it. */
+  change(version: number): { entry: ChangeEntry; undo: ChangeUndo | null } | null;
+  /** Up to `limit` entries after `version`, oldest first, each with what it touched (null: not content, or from before undo information). */
+  changePage(version: number, limit: number): { entry: ChangeEntry; touch: ChangeTouch | null }[];
+  /** The touch index (undo.ts): the last version that touched each of these keys, for those it holds. */
+  lastTouches(keys: readonly string[]): Map<string, number>;
+  /** Sets each key's version. */
+  writeTouches(writes: readonly (readonly [string, number])[]): void;
+  /** Drops the index's keys last touched before `version` (the oldest the log keeps): they can block no revert. Returns how many. */
+  pruneTouches(version: number): number;
+  /** What each change after `version` touched (null: a change that is not content, or from before undo information), oldest first. */
+  touchesSince(version: number): { version: number; touch: ChangeTouch | null }[];
+  /** Deletes the source with this sequence number (a revert of its citation). */
+  removeSource(seq: number): void;
+  /** Puts a source back with its own sequence number (a revert of that revert). */
+  restoreSource(source: SourceRow): void;
+  removeFile(seq: number): void;
+  restoreFile(file: FileRow): void;
+  /** The source or file with this sequence number, null when there is none. */
+  attachment(kind: "sources", seq: number): SourceRow | null;
+  attachment(kind: "files", seq: number): FileRow | null;
   /** Up to `limit` entries with a version above `version`, oldest first. */
   changesSince(version: number, limit: number): ChangeEntry[];
   /** The oldest version the log holds, null when it holds none. */

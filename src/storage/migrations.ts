@@ -177,6 +177,21 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 9,
+    name: "changes.touch and changes.undo: taking a change back",
+    statements: [
+      // What a content change touched and the steps that take it back (src/note/undo.ts), as JSON, in the
+      // change's own row: no extra row per change. NULL for a change that is not content, and for every
+      // change logged before this migration: those are not revertible. A deletion keeps what it deleted
+      // in slides and sheet_rows under the trash tab ID `~{version}`, pruned with the entry.
+      `ALTER TABLE changes ADD COLUMN touch TEXT`,
+      `ALTER TABLE changes ADD COLUMN undo TEXT`,
+      // The touch index: each item key (a slide's or row's ID, `tab:T`, `whole:T`, `label:T`, `markdown` …) with the
+      // last version that touched it, so "did anything after version v touch this?" is one read a key.
+      `CREATE TABLE touched (key TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID`,
+    ],
+  },
 ];
 
 export const DIRECTORY_MIGRATIONS: readonly Migration[] = [

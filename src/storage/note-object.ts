@@ -117,16 +117,17 @@ export class NoteObject extends DurableObject<Env> {
       if (!whole.ok) return whole;
       const recent = note.execute(caller, "list_changes", { since_version: Math.max(0, version - SNAPSHOT_CHANGES), limit: SNAPSHOT_CHANGES });
       if (!recent.ok) return recent;
-      const snapshot = JSON.stringify({ type: "snapshot", version, note: whole.value, changes: recent.value.changes } satisfies LiveMessage);
+      const changes = asCommitted(recent.value.changes);
+      const snapshot = JSON.stringify({ type: "snapshot", version, note: whole.value, changes } satisfies LiveMessage);
       if (new TextEncoder().encode(snapshot).byteLength <= SNAPSHOT_BYTES) return ok([snapshot]);
-      return ok([JSON.stringify({ type: "snapshot", version, note: null, changes: recent.value.changes } satisfies LiveMessage)]);
+      return ok([JSON.stringify({ type: "snapshot", version, note: null, changes } satisfies LiveMessage)]);
     }
     const frames: string[] = [];
     let after: number | null = since;
     while (after !== null) {
       const page: Result<ChangePage> = note.execute(caller, "list_changes", { since_version: after, limit: LIMITS.changesPageSize });
       if (!page.ok) return page;
-      frames.push(JSON.stringify({ type: "changes", version, changes: page.value.changes } satisfies LiveMessage));
+      frames.push(JSON.stringify({ type: "changes", version, changes: asCommitted(page.value.changes) } satisfies LiveMessage));
       after = page.value.next_since_version;
     }
     return ok(frames);
@@ -292,4 +293,12 @@ function closeSocket(ws: WebSocket, code: number, reason: string): void {
 function nextTokenCheck(token: LiveToken, now: number): number {
   const poll = now + TOKEN_CHECK_MS;
   return token.expiresAt === null ? poll : Math.min(poll, Math.max(token.expiresAt, now + 1));
+}
+
+/**
+ * The socket tells each entry as it was committed, whether it comes live or in a catch-up: a page of the
+ * log also says whether an entry can be taken back now (`revertible`), which the next change may undo.
+ */
+function asCommitted(changes: readonly ChangeEntry[]): ChangeEntry[] {
+  return changes.map(({ revertible: _now, ...entry }) => entry);
 }

@@ -1,5 +1,6 @@
 /** The Note's storage in its Durable Object's SQLite database. */
 import type { ChangeEntry, AttachmentKind, DirectoryEntry, Result, Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/index.js";
+import { trashOf, type ChangeTouch, type ChangeUndo, type UndoStep } from "../note/index.js";
 import { migrate, type Migration } from "./migrations.js";
 import type { Sql, SqlValue } from "./sql.js";
 
@@ -91,6 +92,20 @@ class SqlSequence<T extends { id: string }> implements Sequence<T> {
   }
   clear(tabId: string): void {
     this.sql.run(`DELETE FROM ${this.table} WHERE tab_id = ?`, tabId);
+  }
+  retab(from: string, to: string, ids: readonly string[] | null): void {
+    if (ids === null) {
+      this.sql.run(`UPDATE ${this.table} SET tab_id = ? WHERE tab_id = ?`, to, from);
+      return;
+    }
+    for (let start = 0; start < ids.length; start += VALUES_PER_STATEMENT - 2) {
+      const chunk = ids.slice(start, start + VALUES_PER_STATEMENT - 2);
+      this.sql.run(`UPDATE ${this.table} SET tab_id = ? WHERE tab_id = ? AND id IN (${chunk.map(() => "?").join(", ")})`, to, from, ...chunk);
+    }
+  }
+  itemBefore(tabId: string, key: number): Keyed<T> | null {
+    const row = this.sql.first<Record<string, SqlValue>>(`${this.#select} WHERE tab_id = ? AND idx < ? ORDER BY idx DESC LIMIT 1`, tabId, key);
+    return row === null ? null : this.#item(row);
   }
 }
 
@@ -340,12 +355,87 @@ export class SqliteNoteStore implements NoteStore {
     return this.sql.all<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit);
   }
 
-  recordChange(entry: ChangeEntry): void {
-    this.sql.run(`INSERT INTO changes (version, entry) VALUES (?, ?)`, entry.version, JSON.stringify(entry));
+  recordChange(entry: ChangeEntry, undo: ChangeUndo | null = null): void {
+    this.sql.run(
+      `INSERT INTO changes (version, entry, touch, undo) VALUES (?, ?, ?, ?)`,
+      entry.version,
+      JSON.stringify(entry),
+      undo === null ? null : JSON.stringify(undo.touch),
+      undo === null ? null : JSON.stringify(undo.steps),
+    );
     this.#committed.push(entry);
   }
   dropChange(version: number): void {
     this.sql.run(`DELETE FROM changes WHERE version = ?`, version);
+    // What its deletion kept for a revert goes with it: a range of each table's primary key, empty as a rule.
+    this.sql.run(`DELETE FROM slides WHERE tab_id = ?`, trashOf(version));
+    this.sql.run(`DELETE FROM sheet_rows WHERE tab_id = ?`, trashOf(version));
+  }
+  change(version: number): { entry: ChangeEntry; undo: ChangeUndo | null } | null {
+    const row = this.sql.first<{ entry: string; touch: string | null; undo: string | null }>(`SELECT entry, touch, undo FROM changes WHERE version = ?`, version);
+    if (row === null) return null;
+    const undo = row.touch === null || row.undo === null ? null : { touch: JSON.parse(row.touch) as ChangeTouch, steps: JSON.parse(row.undo) as UndoStep[] };
+    return { entry: JSON.parse(row.entry) as ChangeEntry, undo };
+  }
+  changePage(version: number, limit: number): { entry: ChangeEntry; touch: ChangeTouch | null }[] {
+    return this.sql
+      .all<{ entry: string; touch: string | null }>(`SELECT entry, touch FROM changes WHERE version > ? ORDER BY version LIMIT ?`, version, limit)
+      .map((row) => ({ entry: JSON.parse(row.entry) as ChangeEntry, touch: row.touch === null ? null : (JSON.parse(row.touch) as ChangeTouch) }));
+  }
+  lastTouches(keys: readonly string[]): Map<string, number> {
+    const last = new Map<string, number>();
+    for (let start = 0; start < keys.length; start += VALUES_PER_STATEMENT) {
+      const chunk = keys.slice(start, start + VALUES_PER_STATEMENT);
+      for (const row of this.sql.all<{ key: string; version: number }>(`SELECT key, version FROM touched WHERE key IN (${chunk.map(() => "?").join(", ")})`, ...chunk)) {
+        last.set(row.key, row.version);
+      }
+    }
+    return last;
+  }
+  writeTouches(writes: readonly (readonly [string, number])[]): void {
+    const per = VALUES_PER_STATEMENT / 2;
+    for (let start = 0; start < writes.length; start += per) {
+      const chunk = writes.slice(start, start + per);
+      this.sql.run(
+        `INSERT INTO touched (key, version) VALUES ${chunk.map(() => "(?, ?)").join(", ")} ON CONFLICT (key) DO UPDATE SET version = excluded.version`,
+        ...chunk.flatMap(([key, version]) => [key, version]),
+      );
+    }
+  }
+  pruneTouches(version: number): number {
+    return this.sql.run(`DELETE FROM touched WHERE version < ?`, version);
+  }
+  touchesSince(version: number): { version: number; touch: ChangeTouch | null }[] {
+    // `touch` only: a change's undo steps (a Markdown stretch, a row's cells) are never read here.
+    return this.sql
+      .all<{ version: number; touch: string | null }>(`SELECT version, touch FROM changes WHERE version > ? ORDER BY version`, version)
+      .map((row) => ({ version: row.version, touch: row.touch === null ? null : (JSON.parse(row.touch) as ChangeTouch) }));
+  }
+  removeSource(seq: number): void {
+    this.sql.run(`DELETE FROM sources WHERE seq = ?`, seq);
+  }
+  restoreSource(source: SourceRow): void {
+    this.sql.run(
+      `INSERT INTO sources (seq, title, url, normalized_url, description, added_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      source.seq,
+      source.title,
+      source.url,
+      source.normalized_url,
+      source.description,
+      source.added_at,
+    );
+  }
+  removeFile(seq: number): void {
+    this.sql.run(`DELETE FROM files WHERE seq = ?`, seq);
+  }
+  restoreFile(file: FileRow): void {
+    this.sql.run(`INSERT INTO files (seq, name, media_type, size_bytes, added_at) VALUES (?, ?, ?, ?, ?)`, file.seq, file.name, file.media_type, file.size_bytes, file.added_at);
+  }
+  attachment(kind: "sources", seq: number): SourceRow | null;
+  attachment(kind: "files", seq: number): FileRow | null;
+  attachment(kind: AttachmentKind, seq: number): SourceRow | FileRow | null {
+    if (kind === "sources") return this.sql.first<SourceRow>(`SELECT seq, title, url, normalized_url, description, added_at FROM sources WHERE seq = ?`, seq);
+    return this.sql.first<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files WHERE seq = ?`, seq);
   }
   changesSince(version: number, limit: number): ChangeEntry[] {
     return this.sql

@@ -26,7 +26,7 @@ import { exchangeLines, recordingFetch, signInStart, type Exchange, type Recordi
 const MODERN = "2026-07-28";
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
 const CLIENT_INFO = { name: "notes-connector-e2e-v2", version: "0.1.0" };
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
@@ -301,6 +301,10 @@ describe("the v2 client pinned to 2026-07-28", () => {
     const again = await call("create_note_tab", createArgs);
     expect(written(again, note_id)).toEqual({ ...created, replayed: true, current_version: v0 + 3 });
     expect(read(await call("list_note_tabs", { note_id })).version).toBe(v0 + 3);
+
+    // The citation taken back: a new change that names what it took back (docs/spec.md §10).
+    const reverted = written(await call("revert_note_change", { note_id, expected_version: v0 + 3, idempotency_key: "modern-undo", version: v0 + 3 }), note_id);
+    expect(reverted).toMatchObject({ note_id, reverted_version: v0 + 3, version: v0 + 4, source_id: source.source_id, replayed: false });
 
     // Each tool went over the wire once at least, every request in 2026-07-28, all answered 200.
     const calls = recorder.exchanges.slice(before);

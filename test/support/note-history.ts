@@ -40,8 +40,8 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note"];
-  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded"];
+  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note", "undo_change"];
+  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded", "change_not_found", "not_revertible"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
     ...["create_tab", "edit_tab", "add_source"].map((op) => `${op}: replayed`),
@@ -122,7 +122,7 @@ export class Run {
     const expectation = this.model.predict(call);
     const from = this.note.now();
     const { answers, tables } = await this.note.execute([call]);
-    const answer = answers[0] as Answer;
+    const answer = withoutRevertible(call, answers[0] as Answer, this);
     const window: TimeWindow = [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS];
     this.#judge(call, expectation, answer, window);
     if (tag !== undefined) count(this.tally, `${call.name} ${tag}: ${outcomeWord(answer)}`);
@@ -131,7 +131,7 @@ export class Run {
     return answer;
   }
 
-  /** Fails the history with this trail: for a step's own checks beyond the model's. */
+  /** Fails the history with this trail: for a step's own checks beyond the model's (public for the helpers below). */
   fail(what: string, problems: string[]): never {
     throw this.#failure(what, problems);
   }
@@ -599,6 +599,14 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
     ),
     read_note: person("read_note", 1, fc.record({ who }), () => ({})),
+    // The person takes the latest change back (a second in a row redoes it); or names one the log does not hold, or the
+    // Note's creation, or sends a stale version (docs/spec.md §10).
+    undo_change: person(
+      "undo_change",
+      3,
+      fc.record({ who, target: pick({ latest: 8, first: 1, ahead: 1, zero: 1 }), stale: pick({ no: 8, yes: 1 }) }),
+      (p, m) => ({ version: { latest: m.version, first: 1, ahead: m.version + 2, zero: 0 }[p.target], expected_version: p.stale === "yes" ? m.version - 1 : m.version }),
+    ),
     list_changes: call(
       "list_changes",
       3,
@@ -1180,4 +1188,23 @@ function cellsFor(choice: string, columns: readonly string[], cells: Row): Row |
     infinite: { [a]: Number.POSITIVE_INFINITY },
     missing: undefined,
   }[choice];
+}
+
+/**
+ * A page of the log says of each entry whether it can be taken back now
+ * (src/note/undo.ts); the model does not predict it yet: here it is checked to
+ * be a boolean, and false for every change that is not content, then left out.
+ */
+function withoutRevertible(call: Call, answer: Answer, run: { fail(what: string, problems: string[]): never }): Answer {
+  if (call.name !== "list_changes" || !("ok" in answer) || !answer.ok) return answer;
+  const value = answer.value as Row;
+  const changes = (value.changes as Row[]).map((entry) => {
+    const { revertible, ...rest } = entry;
+    if (typeof revertible !== "boolean") run.fail("list_changes: an entry without revertible", [show(entry)]);
+    if (revertible && ["create_note", "delete_note", "set_approval", "add_member", "remove_member"].includes(String(entry.operation))) {
+      run.fail("list_changes: a change that is not content is revertible", [show(entry)]);
+    }
+    return rest;
+  });
+  return { ...answer, value: { ...value, changes } } as Answer;
 }

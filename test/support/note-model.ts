@@ -17,7 +17,10 @@ export type ErrorCode =
   | "row_not_found"
   | "idempotency_key_reused"
   | "invalid_url"
-  | "limit_exceeded";
+  | "limit_exceeded"
+  | "revert_conflict"
+  | "change_not_found"
+  | "not_revertible";
 
 export interface Caller {
   user: string;
@@ -234,11 +237,110 @@ export class NoteModel {
    */
   readonly log = new Map<number, Row>();
   #keyCounter = 0;
+  /** The highest source and file numbers given: never given again, even once a revert took them away. */
+  readonly #seqs = { sources: 0, files: 0 };
+  /**
+   * The latest change, for taking it back (docs/spec.md §10): its version, the
+   * content before it, and what its steps touched in their order and in the
+   * reverse order (what its revert's log entry names). The model predicts the
+   * revert of the latest change only; the generated histories send no other.
+   */
+  #latest: { version: number; before: Content; own: Row; back: Row; rekeyed?: { tab: string; id: string; rows: boolean } } | null = null;
 
   constructor(readonly noteId: string) {}
 
   get version(): number {
     return this.meta?.version ?? 1;
+  }
+
+  /** The content a revert puts back: everything a change may change but the counters, the members, the keys and the log. */
+  #content(): Content {
+    const meta = this.meta as Meta;
+    return {
+      title: meta.title,
+      source_count: meta.source_count,
+      file_count: meta.file_count,
+      strip: this.strip.map((t) => ({ ...t, columns: [...t.columns] })),
+      slides: new Map([...this.slides].map(([id, deck]) => [id, deck.map((s) => ({ ...s }))])),
+      rows: new Map([...this.rows].map(([id, rows]) => [id, rows.map((r) => ({ ...r, cells: { ...r.cells } }))])),
+      markdown: this.markdown,
+      sources: this.sources.map((s) => ({ ...s })),
+      files: this.files.map((f) => ({ ...f })),
+    };
+  }
+
+  #restore(content: Content): void {
+    const meta = this.meta as Meta;
+    meta.title = content.title;
+    // The counts move by what comes back or goes, as the revert's steps move them (a seeded count stays seeded).
+    meta.source_count += content.sources.length - this.sources.length;
+    meta.file_count += content.files.length - this.files.length;
+    this.strip = content.strip.map((t) => ({ ...t, columns: [...t.columns] }));
+    this.slides.clear();
+    for (const [id, deck] of content.slides) this.slides.set(id, deck.map((s) => ({ ...s })));
+    this.rows.clear();
+    for (const [id, rows] of content.rows) this.rows.set(id, rows.map((r) => ({ ...r, cells: { ...r.cells } })));
+    this.markdown = content.markdown;
+    this.sources.splice(0, this.sources.length, ...content.sources.map((s) => ({ ...s })));
+    this.files.splice(0, this.files.length, ...content.files.map((f) => ({ ...f })));
+  }
+
+  /**
+   * Remembers the change that just committed with the content before it:
+   * what its steps touch (src/note/undo.ts's touchedOf), in its order and
+   * reversed. A Note's change that is not content forgets the last one.
+   */
+  #remember(operation: string, before: Content | null, touched: Row, rekeyed = false): void {
+    if (before === null || NOT_CONTENT.has(operation)) {
+      this.#latest = null;
+      return;
+    }
+    const tab = touched.tab_id as string | undefined;
+    const of = (fields: Row): Row => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
+    let own: Row;
+    let back: Row;
+    if (operation === "create_tab" || operation === "add_tab" || operation === "delete_tab" || operation === "columns_add") {
+      own = back = of({ tab_id: tab });
+    } else if (operation === "set_slides") {
+      const old = (before.slides.get(tab as string) ?? []).map((s) => s.id);
+      const fresh = (touched.slide_ids as string[] | undefined) ?? [];
+      own = of({ tab_id: tab, slide_ids: [...new Set([...old, ...fresh])] });
+      back = of({ tab_id: tab, slide_ids: [...new Set([...fresh, ...old])] });
+    } else if (operation === "rename_note") {
+      own = back = {};
+    } else {
+      own = back = of({ tab_id: tab, source_id: touched.source_id, file_id: touched.file_id, slide_ids: touched.slide_ids, row_ids: touched.row_ids });
+    }
+    this.#latest = { version: this.version, before, own, back };
+    // A move that gave its tab fresh keys: its revert puts the item back among the fresh keys, not the tab's old ones.
+    if (rekeyed && (operation === "slide_move" || operation === "row_move")) {
+      this.#latest.rekeyed = { tab: tab as string, id: ((touched.slide_ids ?? touched.row_ids) as string[])[0] as string, rows: operation === "row_move" };
+    }
+  }
+
+  /**
+   * The revert of a move that re-keyed its tab (src/note/undo.ts moveTo): the
+   * tab's items keep their fresh keys; the moved one goes back right after
+   * the item it followed, at its old key when that fits there, else midway.
+   */
+  #unmove(taken: { before: Content; rekeyed?: { tab: string; id: string; rows: boolean } }): void {
+    const moved = taken.rekeyed;
+    if (moved === undefined) return;
+    const now = (moved.rows ? this.rows : this.slides) as Map<string, Item[]>;
+    const then = ((moved.rows ? taken.before.rows : taken.before.slides) as Map<string, Item[]>).get(moved.tab) ?? [];
+    const current = [...(now.get(moved.tab) ?? [])];
+    const at = current.findIndex((it) => it.id === moved.id);
+    const [item] = current.splice(at, 1);
+    const was = then.findIndex((it) => it.id === moved.id);
+    const prevId = was > 0 ? (then[was - 1] as Item).id : null;
+    const own = (then[was] as Item).key;
+    const prevAt = prevId === null ? -1 : current.findIndex((it) => it.id === prevId);
+    const prev = prevAt < 0 ? null : (current[prevAt] as Item);
+    const next = current[prevAt + 1] ?? null;
+    const fits = (prev === null || own > prev.key) && (next === null || own < next.key);
+    const key = fits ? own : prev === null ? (next as Item).key - KEY_GAP : next === null ? prev.key + KEY_GAP : Math.floor((prev.key + next.key) / 2);
+    current.splice(prevAt + 1, 0, { ...(item as Item), key });
+    now.set(moved.tab, current);
   }
 
   freshKey(): string {
@@ -543,9 +645,14 @@ export class NoteModel {
           apply: (value) => {
             const result = outcome.result(value);
             const before = this.version;
+            const content = outcome.writes && this.meta !== null ? this.#content() : null;
             outcome.apply(value);
             // A write that committed (the version moved) is logged: an edit by its own name, the rest by the tool's.
-            if (this.version !== before) this.#log(caller, tool === "edit_tab" ? String(input.operation) : tool, outcome.touched(value));
+            if (this.version !== before) {
+              const operation = tool === "edit_tab" ? String(input.operation) : tool;
+              this.#log(caller, operation, outcome.touched(value));
+              this.#remember(operation, content, outcome.touched(value));
+            }
             if (outcome.writes) this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
           },
         };
@@ -876,7 +983,8 @@ export class NoteModel {
           const answer = { note_id: this.noteId, source_id: `source-${existing.seq}`, title: existing.title, url: existing.url, normalized_url: existing.normalized_url, already_attached: true, version: this.version, replayed: false };
           return { writes: false, result: () => answer, touched: () => ({}), check: (value) => same(answer, withoutDiffer(value, false)), apply: () => {} };
         }
-        const seq = (this.sources.at(-1)?.seq ?? 0) + 1;
+        // SQLite's AUTOINCREMENT: a number taken back with its source is never given again.
+        const seq = Math.max(this.#seqs.sources, this.sources.at(-1)?.seq ?? 0) + 1;
         const title = String(input.title).trim();
         const expected = { note_id: this.noteId, source_id: `source-${seq}`, title, url: p.url, normalized_url: p.normalized, already_attached: false, version: this.version + 1, replayed: false };
         return {
@@ -886,6 +994,7 @@ export class NoteModel {
           check: (value) => same(expected, withoutDiffer(value, false)),
           apply: () => {
             this.sources.push({ seq, title, url: p.url, normalized_url: p.normalized, description: typeof input.description === "string" ? input.description : "" });
+            this.#seqs.sources = seq;
             (this.meta as Meta).source_count += 1;
             this.#bump();
           },
@@ -924,10 +1033,18 @@ export class NoteModel {
           },
           apply: (value) => {
             if (plan.apply === undefined) return;
+            if (plan.revert !== undefined) {
+              plan.revert(caller);
+              return;
+            }
+            const content = this.meta === null ? null : this.#content();
+            const rekeys = this.rekeys.slides + this.rekeys.rows;
             plan.apply(value);
             this.#bump();
             // A content edit is logged by its own name (slide_move, rows_append), every other change by its own.
-            this.#log(caller, name === "change_tab" ? String(input.operation) : name, plan.touched?.(value) ?? {});
+            const operation = name === "change_tab" ? String(input.operation) : name;
+            this.#log(caller, operation, plan.touched?.(value) ?? {});
+            this.#remember(operation, content, plan.touched?.(value) ?? {}, this.rekeys.slides + this.rekeys.rows > rekeys);
           },
         };
       },
@@ -959,6 +1076,42 @@ export class NoteModel {
         return {
           failures,
           plan: () => (input.approved === this.meta?.approved ? {} : { apply: () => void ((this.meta as Meta).approved = input.approved as boolean) }),
+        };
+      }
+      case "undo_change": {
+        argument(integer(input.version, 1, Number.MAX_SAFE_INTEGER) && input.expected_version !== undefined);
+        const target = input.version as number;
+        const entry = this.log.get(target);
+        const latest = this.#latest;
+        if (integer(target, 1, Number.MAX_SAFE_INTEGER)) {
+          if (entry === undefined) fail("change_not_found");
+          else if (NOT_CONTENT.has(String(entry.operation))) fail("not_revertible");
+          else if (latest === null || latest.version !== target) throw new Error(`the model predicts the revert of the latest change only, not of ${target}`);
+        }
+        return {
+          failures,
+          plan: () => {
+            const taken = latest as NonNullable<typeof latest>;
+            const tabId = taken.back.tab_id as string | undefined;
+            return {
+              // The tab as the revert leaves it: as it was before the change.
+              tab: () => {
+                const tab = taken.before.strip.find((t) => t.id === tabId);
+                return tab === undefined ? {} : summary(tab, taken.before.strip.indexOf(tab));
+              },
+              apply: () => {},
+              revert: (caller: Caller) => {
+                const after = this.#content();
+                // A re-keying move comes back among the fresh keys; anything else, exactly as before the change.
+                const unmoved = taken.rekeyed === undefined ? null : (this.#unmove(taken), this.#content());
+                this.#restore(unmoved === null ? taken.before : { ...taken.before, slides: unmoved.slides, rows: unmoved.rows });
+                this.#bump();
+                this.#log(caller, "revert_change", taken.back, target);
+                // Its own revert (a redo) puts back the content after the change, and names what the change did in its order.
+                this.#latest = { version: this.version, before: after, own: taken.back, back: taken.own };
+              },
+            };
+          },
         };
       }
       case "rename_note": {
@@ -1111,7 +1264,7 @@ export class NoteModel {
         argument(text(input.media_type, LIMIT.mediaType, { required: true, nonBlank: true }) && /^[\w.+-]+\/[\w.+-]+$/.test(String(input.media_type)));
         argument(integer(input.size_bytes, 0, LIMIT.fileSize));
         if (this.meta !== null && this.meta.file_count >= LIMIT.files) failures.push({ code: "limit_exceeded", stage: TARGET, fields: { limit: "files_per_note" } });
-        const seq = (this.files.at(-1)?.seq ?? 0) + 1;
+        const seq = Math.max(this.#seqs.files, this.files.at(-1)?.seq ?? 0) + 1;
         return {
           failures,
           plan: () => ({
@@ -1119,6 +1272,7 @@ export class NoteModel {
             touched: () => ({ tab_id: "files", file_id: `file-${seq}`, file_name: String(input.name).trim() }),
             apply: () => {
               this.files.push({ seq, name: String(input.name).trim(), media_type: String(input.media_type), size_bytes: input.size_bytes as number });
+              this.#seqs.files = seq;
               (this.meta as Meta).file_count += 1;
             },
           }),
@@ -1196,7 +1350,7 @@ export class NoteModel {
    * names as they are at this version, fields in the Note's order. The entry
    * that falls out of the log goes.
    */
-  #log(caller: Caller, operation: string, touched: Row): void {
+  #log(caller: Caller, operation: string, touched: Row, reverts?: number): void {
     const version = this.version;
     // A connector's write is an agent's, even one whose caller names no client: it never passes for the person's.
     const actor: Row =
@@ -1205,6 +1359,7 @@ export class NoteModel {
         : { kind: "agent", user: caller.user, client_id: caller.client?.id ?? UNKNOWN_CLIENT, client_name: caller.client?.name ?? null };
     const entry: Row = { version, at: TIME, actor, operation };
     let omitted = 0;
+    // What it touched in one fixed order (a revert's too), then what a revert took back.
     for (const field of ["tab_id", "slide_ids", "row_ids", "source_id", "file_id", "member"]) {
       const given = touched[field];
       // An empty list (columns_add's rows, an empty deck's slides) is left out.
@@ -1215,6 +1370,7 @@ export class NoteModel {
         omitted += Math.max(0, given.length - LIMIT.idsPerChange);
       }
     }
+    if (reverts !== undefined) entry.reverts = reverts;
     if (omitted > 0) entry.ids_omitted = omitted;
     // The names as they are at this version (a tab's label read after the change, unless the change says it), each clipped.
     const label = touched.tab_label ?? (touched.tab_id === undefined ? undefined : this.#tab(touched.tab_id)?.label);
@@ -1288,7 +1444,25 @@ interface PersonalPlan {
   /** What its log entry says it touched (none: nothing but the Note). */
   touched?: (value: Row) => Row;
   apply?: (value: Row) => void;
+  /** A revert: runs instead of `apply`, and commits and logs itself. */
+  revert?: (caller: Caller) => void;
 }
+
+/** What a revert puts back (NoteModel.#content). */
+interface Content {
+  title: string;
+  source_count: number;
+  file_count: number;
+  strip: Tab[];
+  slides: Map<string, Slide[]>;
+  rows: Map<string, SheetRow[]>;
+  markdown: string;
+  sources: NoteModel["sources"];
+  files: NoteModel["files"];
+}
+
+/** The changes that are not content: never taken back. */
+const NOT_CONTENT = new Set(["create_note", "delete_note", "set_approval", "add_member", "remove_member"]);
 
 const KEYED = new Set(["create_tab", "edit_tab", "add_source"]);
 /** Timestamps are the clock's: the projection replaces each with this mark after checking it is one. */

@@ -19,7 +19,14 @@ const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
   changes: { columns: ["version", "entry"], key: ["version"] },
 };
 /** SQLite's tables outside the model, each with a rule of its own (`sqliteRules`). */
-const RULED = ["outbox", "schema_migrations", "sqlite_sequence"];
+const RULED = ["outbox", "schema_migrations", "sqlite_sequence", "touched"];
+/**
+ * What taking a change back keeps (src/note/undo.ts), outside the model: each log
+ * row's `touch` and `undo`, and the slides and rows a change deleted, kept in its
+ * trash (a tab ID `~{version}`). `sqliteRules` checks their bounds.
+ */
+const UNDO_COLUMNS: Record<string, string[]> = { changes: ["touch", "undo"] };
+const isTrashRow = (name: string, row: Row) => (name === "slides" || name === "sheet_rows") && typeof row.tab_id === "string" && row.tab_id.startsWith("~");
 const TIMES = new Set(["created_at", "added_at"]);
 
 /** Each table's `SELECT`, rows in primary-key order: the schema is the same in every Note of a run. */
@@ -71,7 +78,8 @@ export function project(tables: Tables): { rows: Tables; problems: string[] } {
     }
     rows[name] = byKey(
       real.flatMap((row) => {
-        const extra = Object.keys(row).filter((c) => !columns.includes(c));
+        if (isTrashRow(name, row)) return [];
+        const extra = Object.keys(row).filter((c) => !columns.includes(c) && !(UNDO_COLUMNS[name] ?? []).includes(c));
         const missing = columns.filter((c) => !(c in row));
         if (extra.length > 0 || missing.length > 0) problems.push(`${name}: columns ${show({ extra, missing })} differ from the model's (test/support/note-model.ts)`);
         const out: Row = {};
@@ -190,6 +198,15 @@ export function sqliteRules(tables: Tables, first: Tables, previous: Tables): st
     const before = (previous.sqlite_sequence ?? []).find((r) => r.name === row.name);
     if (before !== undefined && Number(row.seq) < Number(before.seq)) problems.push(`the ${show(row.name)} sequence went back from ${show(before.seq)} to ${show(row.seq)}`);
   }
+  // A deletion's trash lasts as long as its log entry; the touch index names no version the Note has not reached.
+  const kept = new Set((tables.changes ?? []).map((r) => `~${String(r.version)}`));
+  for (const name of ["slides", "sheet_rows"]) {
+    const stray = (tables[name] ?? []).filter((r) => isTrashRow(name, r) && !kept.has(String(r.tab_id)));
+    if (stray.length > 0) problems.push(`${stray.length} ${name} kept in the trash of a change the log no longer holds, e.g. ${show(stray[0])}`);
+  }
+  const version = Number(tables.meta?.[0]?.version ?? 0);
+  const ahead = (tables.touched ?? []).filter((r) => Number(r.version) > version);
+  if (ahead.length > 0) problems.push(`the touch index names versions past the Note's ${version}: ${show(ahead.slice(0, 3))}`);
   for (const name of ["sources", "files"]) {
     const highest = Math.max(0, ...(tables[name] ?? []).map((r) => Number(r.seq)));
     const counter = Number((tables.sqlite_sequence ?? []).find((r) => r.name === name)?.seq ?? 0);

@@ -7,8 +7,19 @@ import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
 import { api, newNote, ok, tool } from "../support/workers.js";
 
+/** Takes a database back to the schema before migration 9, as a Note written then holds it: no undo information, no touch index. */
+function beforeMigration9(sql: Sql): void {
+  sql.run("DROP TABLE touched");
+  sql.run("DELETE FROM slides WHERE tab_id LIKE '~%'");
+  sql.run("DELETE FROM sheet_rows WHERE tab_id LIKE '~%'");
+  sql.run("ALTER TABLE changes DROP COLUMN touch");
+  sql.run("ALTER TABLE changes DROP COLUMN undo");
+  sql.run("DELETE FROM schema_migrations WHERE version = 9");
+}
+
 /** Takes a database back to the schema before migration 8, as a Note written then holds it: no change log. */
 function beforeMigration8(sql: Sql): void {
+  beforeMigration9(sql);
   sql.run("DROP TABLE changes");
   sql.run("DELETE FROM schema_migrations WHERE version = 8");
 }
@@ -263,6 +274,28 @@ describe("durability", () => {
     ]);
   });
 
+  it("migration 9: a Note written before it keeps working; its earlier changes are not revertible, its later ones are", async () => {
+    const { noteId, version } = await newNote();
+    const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1", body: "old" }] });
+    const updated = await ok("edit_note_tab", { note_id: noteId, expected_version: deck.version, idempotency_key: "u", tab_id: deck.tab_id, operation: "slide_update", slide_id: deck.slide_ids[0], body: "new" });
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    await runInDurableObject(stub, (_instance, state) => state.storage.transactionSync(() => beforeMigration9(new Sql(state.storage.sql))));
+    await abortAllDurableObjects();
+
+    const log = await ok("list_note_changes", { note_id: noteId, since_version: 0 });
+    expect(log.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible])).toEqual([[1, false], [2, false], [deck.version, false], [updated.version, false]]);
+    const refused = await tool("revert_note_change", { note_id: noteId, expected_version: updated.version, idempotency_key: "r", version: updated.version });
+    expect(refused.data).toMatchObject({ code: "not_revertible", version: updated.version, operation: "slide_update" });
+    expect(refused.data.reason).toMatch(/undo information is gone/);
+
+    // A change after the upgrade is revertible, and its revert works.
+    const again = await ok("edit_note_tab", { note_id: noteId, expected_version: updated.version, idempotency_key: "v", tab_id: deck.tab_id, operation: "slide_update", slide_id: deck.slide_ids[0], body: "newer" });
+    const reverted = await ok("revert_note_change", { note_id: noteId, expected_version: again.version, idempotency_key: "r2", version: again.version });
+    expect(reverted).toMatchObject({ reverted_version: again.version, slide_ids: deck.slide_ids });
+    const read = await ok("read_note_tab", { note_id: noteId, tab_id: deck.tab_id });
+    expect(read.slides[0].body).toBe("new");
+  });
+
   it("migration 8 gives a Note written before it an empty change log: its first entry is the first change after, and list_note_changes pages from there", async () => {
     const { noteId, version } = await newNote();
     const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1" }] });
@@ -296,7 +329,8 @@ describe("durability", () => {
     expect(whole).toMatchObject({ version: before + 3, oldest_version: before + 1, next_since_version: null });
     expect(whole.changes).toHaveLength(3);
     whole.changes.forEach((entry: Record<string, unknown>, i: number) => {
-      expect(entry).toEqual({ ...log[i], at: expect.any(String) });
+      // Each made after migration 9 too, and nothing later touched it: each can be taken back.
+      expect(entry).toEqual({ ...log[i], at: expect.any(String), revertible: true });
       expect(new Date(entry.at as string).toISOString()).toBe(entry.at);
     });
 
@@ -314,10 +348,12 @@ describe("durability", () => {
 
     // A version_conflict lists the changes since; from before the upgrade, some are not in the log.
     const write = (expected: number) => tool("create_note_tab", { note_id: noteId, expected_version: expected, idempotency_key: `late-${expected}`, tab_type: "slides" });
+    // A conflict's changes are the log's entries as stored; only a page of the log says which can be taken back.
+    const entries = whole.changes.map(({ revertible: _revertible, ...entry }: Record<string, unknown>) => entry);
     const fromUpgrade = await write(before);
-    expect(fromUpgrade.data).toMatchObject({ code: "version_conflict", changes: whole.changes, changes_complete: true });
+    expect(fromUpgrade.data).toMatchObject({ code: "version_conflict", changes: entries, changes_complete: true });
     const fromEarlier = await write(before - 1);
-    expect(fromEarlier.data).toMatchObject({ code: "version_conflict", changes: whole.changes, changes_complete: false });
+    expect(fromEarlier.data).toMatchObject({ code: "version_conflict", changes: entries, changes_complete: false });
 
     // The log is the Note's own: it survives a restart, and the next change follows it.
     await abortAllDurableObjects();

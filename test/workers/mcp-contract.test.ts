@@ -19,8 +19,8 @@ import { fail, ok } from "../../src/note/result.js";
 
 const USER = "alice";
 const PERSON: Caller = { user: USER, channel: "app" };
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes"];
-const WRITES = new Set(["create_note_tab", "edit_note_tab", "add_note_source"]);
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
+const WRITES = new Set(["create_note_tab", "edit_note_tab", "add_note_source", "revert_note_change"]);
 
 /** Notes of the real domain, each in its own in-memory store: what the Durable Objects are in production. */
 class MemoryNotes implements NoteGateway {
@@ -106,7 +106,7 @@ function objectSchemas(schema: unknown): Record<string, unknown>[] {
 }
 
 describe("tools/list through the SDK client", () => {
-  it("lists the eight tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
+  it("lists the nine tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
     const client = await connect();
     // As sent: the SDK client's own parse of a tool drops the top-level securitySchemes it does not know.
     const { tools } = await client.request({ method: "tools/list" }, z.object({ tools: z.array(z.looseObject({ name: z.string() })) }));
@@ -154,7 +154,7 @@ describe("every tool's success matches its declared output schema", () => {
     await expect(client.callTool({ name: "list_note_tabs", arguments: { note_id: "n1" } })).rejects.toThrow(/output schema/);
   });
 
-  it("each of the eight tools answers a structured result the client accepts", async () => {
+  it("each of the nine tools answers a structured result the client accepts", async () => {
     const { client, noteId, version } = await setUp();
 
     expect(await call(client, "list_notes", {})).toEqual({ notes: [{ note_id: noteId, title: "Note n1" }], next_cursor: null });
@@ -195,6 +195,11 @@ describe("every tool's success matches its declared output schema", () => {
       ["create_tab", created.tab_id],
       ["slides_add_outline", created.tab_id],
     ]);
+    expect(changes.changes.map((c: { revertible?: boolean }) => c.revertible)).toEqual([false, true]);
+
+    // The outline's slide goes; the entry says what it took back.
+    const reverted = await call(client, "revert_note_change", { note_id: noteId, expected_version: source.version, idempotency_key: "undo-outline", version: version + 2 });
+    expect(reverted).toMatchObject({ note_id: noteId, reverted_version: version + 2, version: source.version + 1, tab_id: created.tab_id, slide_ids: edited.slide_ids, replayed: false });
   });
 
   it("a replay is the first result, marked replayed, saying whether the resend's arguments differ and the Note's current_version, and still matches the schema", async () => {

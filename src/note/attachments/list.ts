@@ -64,9 +64,9 @@ export const ADD_FILE: PersonChange<Input<"add_file">> = {
   },
   apply: (ctx, meta, i) => {
     if (meta.file_count >= LIMITS.filesPerNote) return fail(limitExceeded("files_per_note", LIMITS.filesPerNote, "This Note has as many files as it may"));
-    const name = i.name.trim();
-    const seq = ctx.store.insertFile({ name, media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() });
-    return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq), names: { file_name: name } });
+    const file = { name: i.name.trim(), media_type: i.media_type, size_bytes: i.size_bytes, added_at: ctx.now() };
+    const seq = ctx.store.insertFile(file);
+    return ok({ meta: { ...meta, file_count: meta.file_count + 1 }, file_id: fileId(seq), names: { file_name: file.name }, undo: [{ do: "file_add" as const, file: { seq, ...file } }] });
   },
 };
 

@@ -72,7 +72,7 @@ export const ADD_SOURCE: KeyedWrite<"add_source", Input<"add_source">, Citation>
       replayed: false,
       arguments_differ: false,
     };
-    return ok({ commit: true, meta: { ...meta, source_count: meta.source_count + 1 }, result, names: { source_title: title } });
+    return ok({ commit: true, meta: { ...meta, source_count: meta.source_count + 1 }, result, names: { source_title: title }, undo: [{ do: "source_add" as const, source: { seq, ...source } }] });
   },
 };
 

@@ -8,7 +8,8 @@
 import { openNote } from "./access.js";
 import type { Caller, KeyedCommand, Output } from "../commands.js";
 import type { NoteContext } from "../context.js";
-import { labelOf, operationOf, touchedBy, type Names } from "../changes.js";
+import { labelOf, operationOf, touchedBy, type Names, type Touched } from "../changes.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import { fingerprint, replay } from "./idempotency.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
@@ -21,7 +22,7 @@ import { checkVersion, commitVersion, nextVersion } from "./version.js";
  * not replayed), or an answer that writes nothing.
  */
 type KeyedApplied<K extends KeyedCommand> =
-  | { commit: true; meta: NoteMeta; result: Output<K>; names?: Names }
+  | { commit: true; meta: NoteMeta; result: Output<K>; names?: Names; undo?: UndoStep[]; touched?: Touched; reverts?: Reverting }
   /** Nothing to change: the answer at the current version; `recordKey` keeps it under the key all the same. */
   | { commit: false; answer: Output<K>; recordKey?: boolean };
 
@@ -106,8 +107,15 @@ export function keyedWrite<K extends KeyedCommand, I extends { expected_version:
     if (applied.value.recordKey === true) record(applied.value.answer);
     return ok(applied.value.answer);
   }
-  const { result } = applied.value;
-  commitVersion(ctx, applied.value.meta, { caller, operation: operationOf(tool, given.value), touched: touchedBy(result), names: { ...labelOf(result), ...applied.value.names } });
+  const { result, undo, touched, reverts } = applied.value;
+  commitVersion(ctx, applied.value.meta, {
+    caller,
+    operation: operationOf(tool, given.value),
+    touched: touched ?? touchedBy(result),
+    names: { ...labelOf(result), ...applied.value.names },
+    undo,
+    reverts,
+  });
   record(result);
   return ok(result);
 }

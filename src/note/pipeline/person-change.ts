@@ -10,12 +10,13 @@ import type { NoteContext } from "../context.js";
 import { tellMembers } from "../directory.js";
 import { ok, type Result } from "../result.js";
 import type { NoteMeta } from "../store.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import { Checks, fields } from "../validate.js";
 import { checkVersion, commitVersion } from "./version.js";
 
 /** What a change did: nothing, or the Note's new meta (when it changed) and what the answer reports. */
-/** `touched` and `names` go to the change log only, not into the answer. */
-type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; names?: Names } & Omit<Partial<Changed>, "note_id" | "version">);
+/** `touched`, `names`, `undo` and `reverts` go to the change log only, not into the answer. */
+type PersonApplied = "unchanged" | ({ meta?: NoteMeta; touched?: Touched; names?: Names; undo?: UndoStep[]; reverts?: Reverting } & Omit<Partial<Changed>, "note_id" | "version">);
 
 /** A person's change: module-level data, one per operation, that the pipeline runs in its order. */
 export interface PersonChange<I> {
@@ -53,12 +54,14 @@ export function personChange<I>(change: PersonChange<I>, ctx: NoteContext, calle
   const applied = change.apply(ctx, meta, given.value as I);
   if (!applied.ok) return applied;
   if (applied.value === "unchanged") return ok({ note_id: ctx.id, version: meta.version });
-  const { meta: changed = meta, touched, names, ...details } = applied.value;
+  const { meta: changed = meta, touched, names, undo, reverts, ...details } = applied.value;
   const version = commitVersion(ctx, changed, {
     caller,
     operation: operationOf(change.name, given.value),
     touched: { ...touchedBy(details), ...touched },
     names: { ...labelOf(details), ...names },
+    undo,
+    reverts,
   });
   if (change.tellsMembers === true) tellMembers(ctx.store, { ...changed, version });
   return ok({ note_id: ctx.id, version, ...details });

@@ -4,6 +4,7 @@
  * is refused. It never proves the target: the tab ID does that.
  */
 import { changesSince, logChange, type Names, type Touched } from "../changes.js";
+import type { Reverting, UndoStep } from "../undo.js";
 import type { Caller } from "../commands.js";
 import type { NoteContext } from "../context.js";
 import { fail, type Result } from "../result.js";
@@ -42,6 +43,9 @@ interface Commit {
   touched: Touched;
   /** The names the entry keeps, as they are at this version (changes.ts). */
   names?: Names;
+  /** A content change's steps, what takes it back (undo.ts); a revert's, and the version it took back. */
+  undo?: UndoStep[] | undefined;
+  reverts?: Reverting | undefined;
 }
 
 /**
@@ -51,6 +55,6 @@ interface Commit {
 export function commitVersion(ctx: NoteContext, meta: NoteMeta, commit: Commit): number {
   const version = nextVersion(meta);
   ctx.store.writeMeta({ ...meta, version });
-  logChange(ctx, commit.caller, version, commit.operation, commit.touched, commit.names);
+  logChange(ctx, commit.caller, version, commit.operation, commit.touched, commit.names, commit.undo === undefined ? undefined : { steps: commit.undo, reverts: commit.reverts });
   return version;
 }

@@ -18,6 +18,8 @@ import type { Keyed, NoteStore, TabRow } from "../store.js";
 import { ADDABLE_TAB_TYPES } from "./ids.js";
 import { appendTab, findAddedTab, findTab, placeTab, removeTab, roomForTab, summary } from "./find.js";
 import { Checks, fields, noFields } from "../validate.js";
+import { trashOf } from "../undo.js";
+import { nextVersion } from "../pipeline/version.js";
 
 /** `list_note_tabs`: every tab in strip order, with the version a write must carry. */
 export function listTabs(ctx: NoteContext, caller: Caller, input: unknown): Result<TabList> {
@@ -151,7 +153,7 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
         note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false,
         tab_type: "sheet" as const, columns, row_count: rows.length, row_ids: rows.map((row) => row.id),
       };
-      return ok({ commit: true, meta: after, result });
+      return ok({ commit: true, meta: after, result, undo: [{ do: "tab_add" as const, tab }] });
     }
     const { slides, meta: identified } = newSlides(ctx.now(), meta, i.slides ?? [], null);
     const { tab, meta: after } = appendTab(ctx, identified, { type: "slides", label: i.label, slideCount: slides.length });
@@ -160,7 +162,7 @@ export const CREATE_TAB: KeyedWrite<"create_tab", Input<"create_tab">, Input<"cr
       note_id: ctx.id, tab_id: tab.id, label: tab.label, position: tab.position, version, replayed: false, arguments_differ: false,
       tab_type: "slides" as const, slide_count: slides.length, slide_ids: slides.map((slide) => slide.id),
     };
-    return ok({ commit: true, meta: after, result });
+    return ok({ commit: true, meta: after, result, undo: [{ do: "tab_add" as const, tab }] });
   },
 };
 
@@ -183,7 +185,8 @@ export const ADD_TAB: PersonChange<Input<"add_tab">> = {
     if (!room.ok) return room;
     const added = appendTab(ctx, meta, { type: i.tab_type, label: i.label });
     const placed = i.position === undefined ? null : placeTab(ctx.store, added.tab.id, i.position);
-    return ok({ meta: added.meta, tab: summary(placed ?? added.tab) });
+    const tab = placed ?? added.tab;
+    return ok({ meta: added.meta, tab: summary(tab), undo: [{ do: "tab_add" as const, tab }] });
   },
 };
 
@@ -201,7 +204,7 @@ export const RENAME_TAB: PersonChange<Input<"rename_tab">> = {
     if (found.value.label === label) return ok("unchanged");
     const renamed = { ...found.value, label };
     ctx.store.updateTab(renamed);
-    return ok({ tab: summary(renamed), names: { tab_label_before: found.value.label } });
+    return ok({ tab: summary(renamed), names: { tab_label_before: found.value.label }, undo: [{ do: "tab_label" as const, tab: renamed.id, before: found.value.label, after: label }] });
   },
 };
 
@@ -217,7 +220,7 @@ export const MOVE_TAB: PersonChange<Input<"move_tab">> = {
     if (!found.ok) return found;
     if (i.position >= meta.tab_count) return fail(invalidArguments([{ path: "position", problem: `must be at most ${meta.tab_count - 1}` }]));
     const moved = placeTab(ctx.store, i.tab_id, i.position);
-    return moved === null ? ok("unchanged") : ok({ tab: summary(moved) });
+    return moved === null ? ok("unchanged") : ok({ tab: summary(moved), undo: [{ do: "tab_place" as const, tab: moved.id, before: found.value.position, after: moved.position }] });
   },
 };
 
@@ -228,8 +231,15 @@ export const DELETE_TAB: PersonChange<Input<"delete_tab">> = {
   apply: (ctx, meta, i) => {
     const found = findAddedTab(ctx.store, i.tab_id, "deleted");
     if (!found.ok) return found;
-    removeTab(ctx.store, i.tab_id);
+    // Its slides or rows go to this change's trash, where a revert finds them (undo.ts).
+    const trash = trashOf(nextVersion(meta));
+    removeTab(ctx.store, i.tab_id, trash);
     // The answer names no tab (it is gone); the log still says which one went.
-    return ok({ meta: { ...meta, tab_count: meta.tab_count - 1 }, touched: { tab_id: found.value.id }, names: { tab_label: found.value.label } });
+    return ok({
+      meta: { ...meta, tab_count: meta.tab_count - 1 },
+      touched: { tab_id: found.value.id },
+      names: { tab_label: found.value.label },
+      undo: [{ do: "tab_remove" as const, tab: found.value, trash }],
+    });
   },
 };

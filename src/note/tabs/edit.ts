@@ -15,6 +15,7 @@ import { SLIDE_EDITS } from "./slides.js";
 import type { NoteMeta, TabRow } from "../store.js";
 import { findTab, summary } from "./find.js";
 import type { Checks } from "../validate.js";
+import type { UndoStep } from "../undo.js";
 
 /** What an edit did: the Note's meta and the tab after it, and the slides or rows it touched. */
 interface EditDone {
@@ -27,6 +28,8 @@ interface EditDone {
   added: number;
   /** Nothing changed (an update to what is there, a move to where it is). */
   unchanged?: boolean;
+  /** What takes it back (undo.ts). */
+  undo?: UndoStep[];
 }
 
 /** One operation's rules: module-level data, in SLIDE_EDITS and SHEET_EDITS. */
@@ -96,7 +99,8 @@ export const EDIT_TAB: KeyedWrite<"edit_tab", Input<"edit_tab">, Input<"edit_tab
       tab.type === "slides"
         ? { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, slides_added: added, slide_ids: ids, slide_count: tab.slide_count }
         : { note_id: ctx.id, tab_id: tab.id, operation: i.operation, version: at, replayed: false, arguments_differ: false, row_ids: ids, row_count: tab.row_count, columns: tab.columns };
-    return ok(unchanged === true ? { commit: false, answer: result, recordKey: true } : { commit: true, meta: done.value.meta, result, names: { tab_label: tab.label } });
+    if (unchanged === true) return ok({ commit: false, answer: result, recordKey: true });
+    return ok({ commit: true, meta: done.value.meta, result, names: { tab_label: tab.label }, ...(done.value.undo === undefined ? {} : { undo: done.value.undo }) });
   },
 };
 
@@ -110,6 +114,6 @@ export const CHANGE_TAB: PersonChange<Input<"change_tab">> = {
     if (!done.ok) return done;
     const { tab, ids, unchanged } = done.value;
     if (unchanged === true) return ok("unchanged");
-    return ok({ meta: done.value.meta, tab: summary(tab), ...(tab.type === "slides" ? { slide_ids: ids } : { row_ids: ids }) });
+    return ok({ meta: done.value.meta, tab: summary(tab), ...(tab.type === "slides" ? { slide_ids: ids } : { row_ids: ids }), ...(done.value.undo === undefined ? {} : { undo: done.value.undo }) });
   },
 };

@@ -89,8 +89,10 @@ export function placeTab(store: NoteStore, tabId: string, position: number): Tab
   return { ...moving, position };
 }
 
-/** Deletes a tab and its slides, and closes the gap it leaves. */
-export function removeTab(store: NoteStore, tabId: string): void {
+/** Deletes a tab, its slides or rows kept in `trash` (undo.ts), and closes the gap it leaves. */
+export function removeTab(store: NoteStore, tabId: string, trash: string): void {
+  store.slides.retab(tabId, trash, null);
+  store.rows.retab(tabId, trash, null);
   store.deleteTab(tabId);
   renumber(store, store.tabs());
 }

@@ -8,6 +8,8 @@ import { moveItem } from "./order.js";
 import { fail, ok, type Result } from "../result.js";
 import type { Keyed, NoteStore, Sequence, SheetRow, Slide, TabRow } from "../store.js";
 import type { TabEdit } from "./edit.js";
+import { isTrash, trashOf, type UndoStep } from "../undo.js";
+import { nextVersion } from "../pipeline/version.js";
 
 /** What tells slides from rows where either is named by ID. */
 interface ItemKind<T extends { id: string }> {
@@ -42,7 +44,9 @@ export const ROWS: ItemKind<SheetRow> = {
 
 /** The item with exactly this ID in this tab. Never an index, never a title. */
 export function findItem<T extends { id: string }>(kind: ItemKind<T>, store: NoteStore, tab: TabRow, id: string): Result<Keyed<T>> {
-  const found = kind.items(store).find(id);
+  const seen = kind.items(store).find(id);
+  // An item a change deleted waits in its trash for a revert (undo.ts): to every other call it is gone.
+  const found = seen !== null && isTrash(seen.tab_id) ? null : seen;
   if (found !== null && found.tab_id === tab.id) return ok(found);
   // Only the message looks further: an index, a title or another tab's item is named as such.
   const what =
@@ -69,8 +73,13 @@ export function deleteEdit<T extends { id: string }>(kind: ItemKind<T>): TabEdit
     apply: (ctx, meta, tab, i) => {
       const found = findItem(kind, ctx.store, tab, i[field] as string);
       if (!found.ok) return found;
-      kind.items(ctx.store).remove(tab.id, found.value.id);
-      return ok({ meta, tab: { ...tab, [kind.count]: tab[kind.count] - 1 }, ids: [found.value.id], added: 0 });
+      // Kept, not copied: the item moves to this change's trash, where a revert finds it (undo.ts).
+      const trash = trashOf(nextVersion(meta));
+      // The item it followed: where a revert puts it back, whatever keys the tab has by then.
+      const afterId = kind.items(ctx.store).itemBefore(tab.id, found.value.key)?.id ?? null;
+      kind.items(ctx.store).retab(tab.id, trash, [found.value.id]);
+      const undo: UndoStep[] = [{ do: "items_remove", what: kind.what, tab: tab.id, ids: [found.value.id], trash, after_id: afterId }];
+      return ok({ meta, tab: { ...tab, [kind.count]: tab[kind.count] - 1 }, ids: [found.value.id], added: 0, undo });
     },
   };
 }
@@ -90,9 +99,11 @@ export function moveEdit<T extends { id: string }>(kind: ItemKind<T>): TabEdit {
       if (!found.ok) return found;
       const after = i.after_id === null || i.after_id === undefined ? ok(null) : findItem(kind, ctx.store, tab, i.after_id);
       if (!after.ok) return after;
+      const was = kind.items(ctx.store).itemBefore(tab.id, found.value.key)?.id ?? null;
       const moved = moveItem(kind.items(ctx.store), tab.id, found.value, after.value, "after_id");
       if (!moved.ok) return moved;
-      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value });
+      const undo: UndoStep[] = [{ do: "item_place", what: kind.what, tab: tab.id, id: found.value.id, before: was, after: after.value?.id ?? null, key_before: found.value.key }];
+      return ok({ meta, tab, ids: [found.value.id], added: 0, unchanged: !moved.value, undo });
     },
   };
 }

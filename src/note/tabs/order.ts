@@ -21,7 +21,7 @@ export function appendKeys(last: number | null, count: number): number[] {
 }
 
 /** The key that puts an item right after the item with key `after` (null: first in the tab), or null when no key is free there. */
-function keyToFollow<T extends { id: string }>(items: Sequence<T>, tabId: string, after: number | null): number | null {
+export function keyToFollow<T extends { id: string }>(items: Sequence<T>, tabId: string, after: number | null): number | null {
   const next = items.keyAfter(tabId, after);
   if (after === null) return next === null ? 0 : next - KEY_GAP;
   if (next === null) return after + KEY_GAP;
@@ -54,7 +54,7 @@ export function moveItem<T extends { id: string }>(items: Sequence<T>, tabId: st
  * Gives every item of the tab a fresh key, in order, all above the keys in use
  * (so no new key meets an old one on the way); returns the items as rewritten.
  */
-function rekey<T extends { id: string }>(items: Sequence<T>, tabId: string): Keyed<T>[] {
+export function rekey<T extends { id: string }>(items: Sequence<T>, tabId: string): Keyed<T>[] {
   const all = items.all(tabId);
   const keys = appendKeys(all.at(-1)?.key ?? null, all.length);
   return all.map((item, i) => {

@@ -80,7 +80,7 @@ export const SHEET_EDITS = {
       if (tab.columns.length + adding.length > LIMITS.columnsPerSheet) {
         return fail(limitExceeded("columns_per_sheet", LIMITS.columnsPerSheet, `Tab "${tab.id}" has ${tab.columns.length} columns; ${adding.length} more would pass the limit`));
       }
-      return ok({ meta, tab: { ...tab, columns: [...tab.columns, ...adding] }, ids: [], added: 0 });
+      return ok({ meta, tab: { ...tab, columns: [...tab.columns, ...adding] }, ids: [], added: 0, undo: [{ do: "columns_add" as const, tab: tab.id, columns: [...adding] }] });
     },
   },
   rows_append: {
@@ -95,7 +95,8 @@ export const SHEET_EDITS = {
       if (!room.ok) return room;
       const { rows, meta: after } = newRows(ctx.now(), meta, given, tab.columns, ctx.store.rows.lastKey(tab.id));
       ctx.store.rows.insert(tab.id, rows);
-      return ok({ meta: after, tab: { ...tab, row_count: tab.row_count + rows.length }, ids: rows.map((row) => row.id), added: rows.length });
+      const ids = rows.map((row) => row.id);
+      return ok({ meta: after, tab: { ...tab, row_count: tab.row_count + rows.length }, ids, added: rows.length, undo: [{ do: "items_add" as const, what: "row" as const, tab: tab.id, ids }] });
     },
   },
   row_update: {
@@ -119,7 +120,7 @@ export const SHEET_EDITS = {
       }
       const same = JSON.stringify(updated.cells) === JSON.stringify(row.cells);
       if (!same) ctx.store.rows.update(tab.id, updated);
-      return ok({ meta, tab, ids: [row.id], added: 0, unchanged: same });
+      return ok({ meta, tab, ids: [row.id], added: 0, unchanged: same, undo: [{ do: "row_cells" as const, tab: tab.id, id: row.id, before: row.cells, after: updated.cells }] });
     },
   },
   row_delete: deleteEdit(ROWS),

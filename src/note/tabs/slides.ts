@@ -16,6 +16,8 @@ import type { TabEdit } from "./edit.js";
 import { newSlideId } from "./ids.js";
 import { findTab, summary } from "./find.js";
 import { SLIDE_FIELDS } from "../validate.js";
+import { trashOf, type SlideFields, type UndoStep } from "../undo.js";
+import { nextVersion } from "../pipeline/version.js";
 
 /** The slide with exactly this ID in this deck. Never an index, never a title. */
 function findSlide(store: NoteStore, tab: TabRow, slideId: string): Result<Keyed<Slide>> {
@@ -30,7 +32,8 @@ function appendSlides(store: NoteStore, nowMs: number, meta: NoteMeta, tab: TabR
   }
   const { slides, meta: after } = newSlides(nowMs, meta, given, store.slides.lastKey(tab.id));
   store.slides.insert(tab.id, slides);
-  return ok({ meta: after, tab: { ...tab, slide_count: count }, ids: slides.map((slide) => slide.id), added: slides.length });
+  const ids = slides.map((slide) => slide.id);
+  return ok({ meta: after, tab: { ...tab, slide_count: count }, ids, added: slides.length, undo: [{ do: "items_add" as const, what: "slide" as const, tab: tab.id, ids }] });
 }
 
 /** The edits of a deck, each by exact slide ID (tab-edit.ts runs them). */
@@ -62,7 +65,15 @@ export const SLIDE_EDITS = {
       const updated = { ...slide, title: i.title?.trim() ?? slide.title, body: i.body ?? slide.body, notes: i.notes ?? slide.notes };
       const same = SLIDE_FIELDS.every((field) => updated[field] === slide[field]);
       if (!same) ctx.store.slides.update(tab.id, updated);
-      return ok({ meta, tab, ids: [slide.id], added: 0, unchanged: same });
+      // What takes it back: the fields it changed, as they were and as they are.
+      const before: SlideFields = {};
+      const after: SlideFields = {};
+      for (const field of SLIDE_FIELDS) {
+        if (updated[field] === slide[field]) continue;
+        before[field] = slide[field];
+        after[field] = updated[field];
+      }
+      return ok({ meta, tab, ids: [slide.id], added: 0, unchanged: same, undo: [{ do: "slide_fields" as const, tab: tab.id, id: slide.id, before, after }] });
     },
   },
   slide_delete: deleteEdit(SLIDES),
@@ -83,12 +94,20 @@ export const SET_SLIDES: PersonChange<Input<"set_slides">> = {
     const tab = found.value;
     if (tab.type !== "slides") return fail(wrongTabType(tab, ["slides"], `Tab "${tab.id}" is a ${tab.type} tab, not a slides tab.`));
     // A replaced deck's slides are new slides: new IDs from the counter, the old ones never reused.
-    ctx.store.slides.clear(tab.id);
+    // The old ones go to this change's trash, where a revert finds them (undo.ts).
+    const trash = trashOf(nextVersion(meta));
+    const old = ctx.store.slides.all(tab.id).map((slide) => slide.id);
+    ctx.store.slides.retab(tab.id, trash, null);
     const { slides, meta: after } = newSlides(ctx.now(), meta, i.slides, null);
     ctx.store.slides.insert(tab.id, slides);
     const updated = { ...tab, slide_count: slides.length };
     ctx.store.updateTab(updated);
-    return ok({ meta: after, tab: summary(updated), slide_ids: slides.map((slide) => slide.id) });
+    const ids = slides.map((slide) => slide.id);
+    const undo: UndoStep[] = [
+      { do: "items_remove", what: "slide", tab: tab.id, ids: old, trash, whole: true },
+      { do: "items_add", what: "slide", tab: tab.id, ids, whole: true },
+    ];
+    return ok({ meta: after, tab: summary(updated), slide_ids: ids, undo });
   },
 };
 
