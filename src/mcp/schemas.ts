@@ -167,6 +167,16 @@ function buildOutputs() {
 
   const cells = z.record(z.string(), z.union([z.string(), z.number()]));
 
+  /** What a change touched, by ID (src/note/changes.ts Touched): a log entry names it, and so does a revert's answer. */
+  const touched = {
+    tab_id: z.string().optional(),
+    slide_ids: z.array(z.string()).optional(),
+    row_ids: z.array(z.string()).optional(),
+    source_id: z.string().optional(),
+    file_id: z.string().optional(),
+    member: z.string().optional(),
+  };
+
   const changeEntry = z.object({
     version: z.int(),
     at: z.string(),
@@ -176,12 +186,7 @@ function buildOutputs() {
     ]),
     operation: z.string(),
     ids_omitted: z.int().optional(),
-    tab_id: z.string().optional(),
-    slide_ids: z.array(z.string()).optional(),
-    row_ids: z.array(z.string()).optional(),
-    source_id: z.string().optional(),
-    file_id: z.string().optional(),
-    member: z.string().optional(),
+    ...touched,
     note_title: z.string().optional(),
     note_title_before: z.string().optional(),
     tab_label: z.string().optional(),
@@ -253,12 +258,7 @@ function buildOutputs() {
     revert_note_change: z.object({
       ...writeResult,
       reverted_version: z.int(),
-      tab_id: z.string().optional(),
-      slide_ids: z.array(z.string()).optional(),
-      row_ids: z.array(z.string()).optional(),
-      source_id: z.string().optional(),
-      file_id: z.string().optional(),
-      member: z.string().optional(),
+      ...touched,
     }),
     list_note_changes: z.object({
       note_id: z.string(),
