@@ -130,11 +130,32 @@ export function conflictInWords(conflict: Conflict): string {
  * success, before the re-read shows it. A conflict re-reads, then goes to `onConflict` when given
  * (which tells the person), else is said in general words. Answers whether it was done.
  */
-export async function write<T extends { version: number }>(
+export function write<T extends { version: number }>(
   what: string,
   method: string,
   path: string,
   body: Record<string, unknown> = {},
+  done?: (value: T) => void,
+  onConflict?: (conflict: Conflict) => void,
+): Promise<boolean> {
+  // A double click sends the same write twice: the second would carry the same version and meet the first as a
+  // conflict nobody made. While one is under way, the same write again is that one.
+  const key = `${method} ${path} ${JSON.stringify(body)}`;
+  const running = inFlight.get(key);
+  if (running !== undefined) return running;
+  const sent = send(what, method, path, body, done, onConflict).finally(() => inFlight.delete(key));
+  inFlight.set(key, sent);
+  return sent;
+}
+
+/** The writes under way, by method, path and body. */
+const inFlight = new Map<string, Promise<boolean>>();
+
+async function send<T extends { version: number }>(
+  what: string,
+  method: string,
+  path: string,
+  body: Record<string, unknown>,
   done?: (value: T) => void,
   onConflict?: (conflict: Conflict) => void,
 ): Promise<boolean> {
