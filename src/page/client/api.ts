@@ -54,8 +54,10 @@ const FIELD_NAMES: Record<string, string> = {
   name: "The name",
   columns: "The column names",
   cells: "The cells",
-  url: "The address",
+  url: "The URL",
   description: "The description",
+  media_type: "The media type",
+  size_bytes: "The size",
 };
 
 /** What one item of a list the page sends is called: "Column name 2". */
@@ -68,6 +70,8 @@ function problemInWords(problem: string): string {
   if (problem.startsWith("must not be empty or blank")) return "must not be empty";
   const control = /^must not contain control characters \((U\+[0-9A-F]+) at index (\d+)\)$/.exec(problem);
   if (control !== null) return `contains a character that cannot be typed into it (${control[1]}, character ${Number(control[2]) + 1})`;
+  const surrogate = /^must be well-formed Unicode \(a lone surrogate at index (\d+)\)$/.exec(problem);
+  if (surrogate !== null) return `contains half of a character (character ${Number(surrogate[1]) + 1}): type that character again`;
   return problem;
 }
 
@@ -76,6 +80,8 @@ function problemInWords(problem: string): string {
  * ("The label is too long: at most 100 characters (it has 120)."), not as the API spells it.
  */
 export function errorInWords(error: ApiError): string {
+  // A URL the server cannot cite: its reason names the URL already ("the URL contains whitespace, …").
+  if (error.code === "invalid_url" && typeof error.reason === "string") return `${error.reason.charAt(0).toUpperCase()}${error.reason.slice(1)}.`;
   const issues = error.code === "invalid_arguments" && Array.isArray(error.issues) ? (error.issues as { path?: unknown; problem?: unknown }[]) : [];
   if (issues.length === 0) return error.message;
   return issues

@@ -1,0 +1,28 @@
+/** A refusal in the page's words (src/page/client/api.ts, `errorInWords`): each field named as the page labels it, no API terms. */
+import { beforeAll, describe, expect, it } from "vitest";
+
+let errorInWords: typeof import("../../src/page/client/api.js").errorInWords;
+
+beforeAll(async () => {
+  // The page's state reads the Note's ID from its address when loaded.
+  (globalThis as { location?: unknown }).location ??= { pathname: "/notes/n-1" };
+  ({ errorInWords } = await import("../../src/page/client/api.js"));
+});
+
+const invalid = (path: string, problem: string) => ({ code: "invalid_arguments", message: `${path}: ${problem}`, issues: [{ path, problem }] });
+
+describe("errorInWords", () => {
+  it("names the file form's fields as the form labels them", () => {
+    expect(errorInWords(invalid("media_type", 'must look like "type/subtype"'))).toBe('The media type must look like "type/subtype".');
+    expect(errorInWords(invalid("size_bytes", "must not be negative"))).toBe("The size must not be negative.");
+  });
+
+  it("tells a lone surrogate as half of a character, counted from 1", () => {
+    expect(errorInWords(invalid("title", "must be well-formed Unicode (a lone surrogate at index 5)"))).toBe("The title contains half of a character (character 6): type that character again.");
+  });
+
+  it("tells a URL the server cannot cite by its reason, without the API's field name", () => {
+    const reason = "the URL contains whitespace, control or invisible characters; percent-encode them";
+    expect(errorInWords({ code: "invalid_url", message: `url: ${reason}.`, reason })).toBe("The URL contains whitespace, control or invisible characters; percent-encode them.");
+  });
+});
