@@ -89,6 +89,8 @@ label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 
 #tab-panel[data-tab-id="sources"] #cite-source, #tab-panel[data-tab-id="files"] #add-file { display: block; }
 .attachment-form label.wide { display: flex; margin: 0.5rem 0; }
 .attachment-form textarea { font-family: inherit; }
+.kept-text { margin: 0.5rem 0 1rem; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 6px; }
+.kept-text label { display: block; margin: 0.5rem 0; }
 .attachments li { margin: 0.5rem 0; }
 .attachments .url { display: block; color: var(--muted); font-size: 0.9rem; }
 .attachments .description { margin: 0.25rem 0; white-space: pre-wrap; }

@@ -3,6 +3,7 @@
  * nobody planned for. Each case here failed on the page before its fix.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { orThrow } from "../../scripts/lib/person-api.js";
 import { newNote, openPage, read, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
@@ -41,6 +42,26 @@ describe("the person's page under a newcomer's hands", () => {
     expect(await status()).not.toMatch(/changed while/);
     expect(writes).toEqual([`PATCH /api/v1/notes/${noteId}`, `POST /api/v1/notes/${noteId}/members`]);
     expect(await version()).toBe(start + 2);
+    expect(person.problems).toEqual([]);
+  });
+
+  it("a tab deleted elsewhere while the person edits a slide in it: their unsaved text is kept to copy, and said", async () => {
+    const deck = orThrow(await h.people.addTab(noteId, { tab_type: "slides", label: "Doomed deck" }), "add a deck").tab.id;
+    const slides = orThrow(await h.people.setSlides(noteId, deck, { slides: [{ title: "Only" }], expected_version: await version() }), "fill it");
+    const slideId = ((await read<{ slides: { id: string }[] }>(h, `/notes/${noteId}/tabs/${deck}`)).slides[0] as { id: string }).id;
+    await expect.poll(() => person.locator("#note-version").textContent(), WAIT).toBe(String(slides.version));
+    await person.locator(`#tab-strip button[data-tab-id="${deck}"]`).click();
+    await person.locator(`[data-key="edit:${slideId}"]`).click();
+    await person.locator(`[data-key="body:${slideId}"]`).fill("Words I have not saved yet");
+    const deleted = await h.people.request("DELETE", `/notes/${noteId}/tabs/${deck}?expected_version=${await version()}`);
+    expect(deleted.status).toBe(200);
+    const kept = person.locator(".kept-text");
+    await kept.waitFor(WAIT);
+    expect(await kept.locator("h3").textContent()).toBe(`The tab “Doomed deck” (${deck}) was deleted by alice while you were editing it. Your unsaved text is kept here to copy:`);
+    expect(await kept.getByLabel("Slide 1, Body").inputValue()).toBe("Words I have not saved yet");
+    expect(await person.evaluate(() => document.activeElement?.closest(".kept-text") !== null)).toBe(true);
+    await kept.getByRole("button", { name: "Dismiss" }).click();
+    expect(await person.locator(".kept-text").count()).toBe(0);
     expect(person.problems).toEqual([]);
   });
 });

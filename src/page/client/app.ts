@@ -20,8 +20,8 @@ import { loadFeed, renderFeed } from "./feed-view.js";
 import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js";
 import { startHome } from "./home.js";
 import { bindMarkdown, syncMarkdown } from "./markdown.js";
-import { loadSheetPage, reloadSheet } from "./sheet.js";
-import { renderSlides } from "./slides.js";
+import { loadSheetPage, reloadSheet, unsavedInSheet } from "./sheet.js";
+import { renderSlides, unsavedInDeck } from "./slides.js";
 import { feed, noteBase, noteId, page, selectedTab } from "./state.js";
 import type { ChangeEntry, LiveMessage, Note, Tab } from "./types.js";
 
@@ -233,12 +233,46 @@ function render(): void {
   $("note-version").textContent = String(note.version);
   document.body.dataset.version = String(note.version);
   // While the page opens, the tab to open on is not chosen yet (start, below): the URL's, else the last changed.
-  if (selectedTab() === undefined && !opening) select(firstTab(note), false);
+  if (selectedTab() === undefined && !opening) {
+    if (page.selected !== null) keepUnsaved(page.selected);
+    select(firstTab(note), false);
+  }
   renderTabs();
   renderPanel();
   renderMembers(note.members);
   $("approval-state").textContent = note.approved ? "approved" : "not approved";
   $("approval-toggle").textContent = note.approved ? "Revoke connector access" : "Approve for connectors";
+}
+
+/**
+ * The selected tab was deleted by someone else: what the person had typed into it and not saved is not
+ * dropped with it, but shown above the panel, each piece labelled and ready to copy, until dismissed.
+ */
+function keepUnsaved(tabId: string): void {
+  const unsaved = [...unsavedInDeck(tabId), ...unsavedInSheet(tabId)];
+  const deletion = [...feed.values()].reverse().find((entry) => entry.operation === "delete_tab" && entry.tab_id === tabId);
+  const tab = `The tab ${deletion?.tab_label === undefined ? tabId : `“${deletion.tab_label}” (${tabId})`}`;
+  const by = deletion === undefined ? "" : ` by ${describeChange(deletion).who}`;
+  if (unsaved.length === 0) {
+    say(`${tab} was deleted${by}.`);
+    return;
+  }
+  const hadFocus = document.activeElement === null || document.activeElement === document.body || $("tab-content").contains(document.activeElement);
+  const dismiss = h("button", { type: "button" }, "Dismiss");
+  const notice = h(
+    "section",
+    { class: "kept-text", "aria-labelledby": `kept-${tabId}` },
+    h("h3", { id: `kept-${tabId}` }, `${tab} was deleted${by} while you were editing it. Your unsaved text is kept here to copy:`),
+    ...unsaved.map(({ label, text }) => h("label", {}, label, h("textarea", { readonly: "", rows: "3", dir: "auto" }, text))),
+    dismiss,
+  );
+  dismiss.addEventListener("click", () => {
+    notice.remove();
+    $("tab-strip").querySelector<HTMLElement>("button")?.focus();
+  });
+  $("tab-panel").before(notice);
+  say(`${tab} was deleted${by} while you were editing it; your unsaved text is kept above the tab.`);
+  if (hadFocus) notice.querySelector("textarea")?.focus();
 }
 
 function renderTabs(): void {
