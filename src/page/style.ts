@@ -34,6 +34,8 @@ button.danger { border-color: #b3261e; color: #b3261e; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: 0.5rem; background: var(--bg); padding: 0.5rem; }
 .tab-strip { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; padding: 0; margin: 0; }
+.tab-strip li { max-width: 100%; }
+.tab-strip .label { overflow-wrap: anywhere; }
 .tab-strip button { display: flex; flex-direction: column; align-items: flex-start; text-align: left; }
 .tab-strip button[aria-pressed="true"] { border: 2px solid var(--accent); font-weight: 600; }
 .tab-strip code { color: var(--muted); font-weight: normal; }

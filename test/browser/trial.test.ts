@@ -64,4 +64,21 @@ describe("the person's page under a newcomer's hands", () => {
     expect(await person.locator(".kept-text").count()).toBe(0);
     expect(person.problems).toEqual([]);
   });
+
+  it("at 360 px a tab label of 100 characters without a space wraps: no horizontal scroll", async () => {
+    orThrow(await h.people.addTab(noteId, { tab_type: "slides", label: "L".repeat(100) }), "add a deck");
+    const narrow = await openPage(h, noteId, { viewport: { width: 360, height: 800 } });
+    await expect.poll(() => narrow.locator("#tab-strip button").count(), WAIT).toBeGreaterThan(3);
+    expect(await narrow.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(narrow.problems).toEqual([]);
+    await narrow.context().close();
+  });
+
+  it("a member ID of spaces only is refused in words that name no blank user", async () => {
+    await person.locator('#add-member input[name="user"]').fill("   ");
+    await person.locator('#add-member input[name="user"]').press("Enter");
+    await expect.poll(status, WAIT).toBe("Add a member: not done. The user ID must not be empty.");
+    expect(person.problems).toEqual([expect.stringMatching(/400 .*\/members$/)]);
+    person.problems.length = 0;
+  });
 });
