@@ -90,7 +90,7 @@ export function bindTitleAndMembers(): void {
     event.preventDefault();
     const input = add.elements.namedItem("user") as HTMLInputElement;
     const user = input.value.trim();
-    void write(`Add ${user}`, "POST", "/members", { user }, () => {
+    void write(user === "" ? "Add a member" : `Add ${user}`, "POST", "/members", { user }, () => {
       input.value = "";
     });
   });
