@@ -81,4 +81,26 @@ describe("the person's page under a newcomer's hands", () => {
     expect(person.problems).toEqual([expect.stringMatching(/400 .*\/members$/)]);
     person.problems.length = 0;
   });
+
+  it("the Note renamed elsewhere (seen live) while the person renames it: told as a conflict, not overwritten without a word; Escape closes the form", async () => {
+    await person.locator("#rename-note").click();
+    await person.locator("#note-title-input").fill("Person's title");
+    orThrow(await h.people.renameNote(noteId, { title: "Their title", expected_version: await version() }), "rename");
+    await expect.poll(() => person.locator("#note-title").textContent(), WAIT).toBe("Their title");
+    expect(await person.locator("#note-title-input").inputValue()).toBe("Person's title");
+    await person.locator("#note-title-input").press("Enter");
+    await expect.poll(status, WAIT).toBe(
+      "Rename the Note: not done. The Note was renamed to “Their title” while you were editing. Your title is kept in the field: Save title again to apply it, or Cancel.",
+    );
+    expect((await read<{ title: string }>(h, `/notes/${noteId}`)).title).toBe("Their title");
+    await person.locator("#note-title-input").press("Enter");
+    await expect.poll(async () => (await read<{ title: string }>(h, `/notes/${noteId}`)).title, WAIT).toBe("Person's title");
+    await person.locator("#rename-note").click();
+    await person.locator("#note-title-input").fill("Not this");
+    await person.locator("#note-title-input").press("Escape");
+    expect(await person.locator("#note-title-form").isHidden()).toBe(true);
+    expect(await person.evaluate(() => document.activeElement?.id)).toBe("rename-note");
+    expect(await person.locator("#note-title-input").inputValue()).toBe("Person's title");
+    expect(person.problems).toEqual([]);
+  });
 });
