@@ -103,4 +103,21 @@ describe("the person's page under a newcomer's hands", () => {
     expect(await person.locator("#note-title-input").inputValue()).toBe("Person's title");
     expect(person.problems).toEqual([]);
   });
+
+  it("a tab renamed elsewhere (seen live) while the person renames it: told, not overwritten without a word", async () => {
+    const tabId = orThrow(await h.people.addTab(noteId, { tab_type: "sheet", label: "Budget" }), "add a Sheet").tab.id;
+    await person.locator(`#tab-strip button[data-tab-id="${tabId}"]`).click();
+    const field = person.locator('#rename-tab input[name="label"]');
+    await expect.poll(() => field.inputValue(), WAIT).toBe("Budget");
+    await field.fill("Person's budget");
+    const renamed = await h.people.request("PATCH", `/notes/${noteId}/tabs/${tabId}`, { label: "Their budget", expected_version: await version() });
+    expect(renamed.status).toBe(200);
+    await expect.poll(() => person.locator(`#tab-strip button[data-tab-id="${tabId}"] .label`).textContent(), WAIT).toBe("Their budget");
+    await field.press("Enter");
+    await expect.poll(status, WAIT).toBe("Rename: not done. This tab was renamed to “Their budget” while you were editing. Your label is kept in the field: Rename again to apply it.");
+    expect(await field.inputValue()).toBe("Person's budget");
+    await field.press("Enter");
+    await expect.poll(() => person.locator(`#tab-strip button[data-tab-id="${tabId}"] .label`).textContent(), WAIT).toBe("Person's budget");
+    expect(person.problems).toEqual([]);
+  });
 });

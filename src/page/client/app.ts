@@ -446,6 +446,12 @@ function bind(): void {
     const input = (event.currentTarget as HTMLFormElement).elements.namedItem("label") as HTMLInputElement;
     if (tab === undefined) return;
     const label = input.value.trim();
+    // Renamed by someone else since the field was filled (seen live): told, not taken over without a word; Save again applies it.
+    if (renameBase !== "" && tab.label !== renameBase.trim()) {
+      renameBase = tab.label;
+      say(`Rename: not done. This tab was renamed to “${tab.label}” while you were editing. Your label is kept in the field: Rename again to apply it.`);
+      return;
+    }
     void write("Rename", "PATCH", `/tabs/${encodeURIComponent(tab.id)}`, { label }).then((done) => {
       if (done) renameBase = input.value;
     });
