@@ -250,13 +250,10 @@ function render(): void {
  */
 function keepUnsaved(tabId: string): void {
   const unsaved = [...unsavedInDeck(tabId), ...unsavedInSheet(tabId)];
+  if (unsaved.length === 0) return;
   const deletion = [...feed.values()].reverse().find((entry) => entry.operation === "delete_tab" && entry.tab_id === tabId);
   const tab = `The tab ${deletion?.tab_label === undefined ? tabId : `“${deletion.tab_label}” (${tabId})`}`;
   const by = deletion === undefined ? "" : ` by ${describeChange(deletion).who}`;
-  if (unsaved.length === 0) {
-    say(`${tab} was deleted${by}.`);
-    return;
-  }
   const hadFocus = document.activeElement === null || document.activeElement === document.body || $("tab-content").contains(document.activeElement);
   const dismiss = h("button", { type: "button" }, "Dismiss");
   const notice = h(
