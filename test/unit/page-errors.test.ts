@@ -26,3 +26,16 @@ describe("errorInWords", () => {
     expect(errorInWords({ code: "invalid_url", message: `url: ${reason}.`, reason })).toBe("The URL contains whitespace, control or invisible characters; percent-encode them.");
   });
 });
+
+describe("errorInWords on a Sheet's cells", () => {
+  it("names a cell of any column, a comma or quotes in its name, and a cell too long in characters", () => {
+    expect(errorInWords(invalid('cells["a,b"]', "must be text or a number"))).toBe("The cell “a,b” must be text or a number.");
+    expect(errorInWords(invalid('cells["say \\"hi\\""]', "must be text or a number"))).toBe("The cell “say \"hi\"” must be text or a number.");
+    expect(errorInWords({ code: "limit_exceeded", message: 'cells["a,b"] holds 2001 UTF-16 code units (at most 2000).', limit: "cell_length", max: 2000 })).toBe(
+      "The cell “a,b” is too long: at most 2000 characters (it has 2001).",
+    );
+    expect(errorInWords({ code: "limit_exceeded", message: "cells.Price holds 2001 UTF-16 code units (at most 2000).", limit: "cell_length", max: 2000 })).toBe(
+      "The cell “Price” is too long: at most 2000 characters (it has 2001).",
+    );
+  });
+});

@@ -82,6 +82,10 @@ function problemInWords(problem: string): string {
 export function errorInWords(error: ApiError): string {
   // A URL the server cannot cite: its reason names the URL already ("the URL contains whitespace, …").
   if (error.code === "invalid_url" && typeof error.reason === "string") return `${error.reason.charAt(0).toUpperCase()}${error.reason.slice(1)}.`;
+  // A cell's text too long: the server names it by its path and counts UTF-16 code units.
+  const long = error.code === "limit_exceeded" ? /^(cells\S*|cells\[".*"\]) holds (\d+) UTF-16 code units \(at most (\d+)\)\.$/.exec(error.message) : null;
+  const longCell = long === null ? null : cellName(long[1] ?? "");
+  if (long !== null && longCell !== null) return `The cell “${longCell}” is too long: at most ${long[3]} characters (it has ${long[2]}).`;
   const issues = error.code === "invalid_arguments" && Array.isArray(error.issues) ? (error.issues as { path?: unknown; problem?: unknown }[]) : [];
   if (issues.length === 0) return error.message;
   return issues
@@ -91,12 +95,25 @@ export function errorInWords(error: ApiError): string {
       // One of a list ("columns[1]": the second name given) or one cell ("cells.Price"): named on its own.
       const item = /^(\w+)\[(\d+)\]/.exec(path);
       if (item !== null) return `${ITEM_NAMES[item[1] ?? ""] ?? "Item"} ${Number(item[2]) + 1}: ${problem}.`;
-      const cell = /^cells\.(.+)$/.exec(path);
-      if (cell !== null) return `The cell “${cell[1]}” ${problem}.`;
+      const cell = cellName(path);
+      if (cell !== null) return `The cell “${cell}” ${problem}.`;
       const field = FIELD_NAMES[path.split(/[.[]/)[0] ?? ""] ?? (path === "" || path.startsWith("(") ? "This" : `The field “${path}”`);
       return `${field} ${problem}.`;
     })
     .join(" ");
+}
+
+/** The column a path names, as the server spells it: `cells.Price`, or `cells["a,b"]` for any other name; else null. */
+function cellName(path: string): string | null {
+  const cell = /^cells(?:\.(\w+)|\[(".*")\])$/.exec(path);
+  if (cell === null) return null;
+  if (cell[1] !== undefined) return cell[1];
+  try {
+    const name: unknown = JSON.parse(cell[2] ?? "");
+    return typeof name === "string" ? name : null;
+  } catch {
+    return null;
+  }
 }
 
 /** When this tab last went to sign in (sessionStorage: it survives the round trip through the consent page). */
