@@ -111,6 +111,7 @@ header nav { margin: 0 0 0.25rem; }
 .members { padding-left: 1.25rem; }
 .members li { margin: 0.25rem 0; overflow-wrap: anywhere; }
 main.home { grid-template-columns: minmax(0, 1fr); max-width: 48rem; }
+#notes-range { overflow-wrap: anywhere; }
 .notes { list-style: none; padding: 0; margin: 0; }
 .notes li { padding: 0.4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .notes a { font-weight: 600; }

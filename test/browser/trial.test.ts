@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { newNote, openPage, read, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { newNote, openPage, openPath, read, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let h: Harness;
@@ -119,5 +119,18 @@ describe("the person's page under a newcomer's hands", () => {
     await field.press("Enter");
     await expect.poll(() => person.locator(`#tab-strip button[data-tab-id="${tabId}"] .label`).textContent(), WAIT).toBe("Person's budget");
     expect(person.problems).toEqual([]);
+  });
+
+  it("at 360 px the home wraps a 200-character title and filter without a space: no horizontal scroll", async () => {
+    const long = "N".repeat(200);
+    orThrow(await h.people.renameNote(noteId, { title: long, expected_version: await version() }), "rename");
+    const home = await openPath(h, "/notes/", { viewport: { width: 360, height: 800 } });
+    await home.locator("#notes li").first().waitFor(WAIT);
+    expect(await home.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await home.getByLabel("Titles containing").fill("x".repeat(200));
+    await expect.poll(() => home.locator("#notes-range").textContent(), WAIT).toMatch(/^No Note whose title contains/);
+    expect(await home.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    expect(home.problems).toEqual([]);
+    await home.context().close();
   });
 });
