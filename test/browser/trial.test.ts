@@ -133,4 +133,24 @@ describe("the person's page under a newcomer's hands", () => {
     expect(home.problems).toEqual([]);
     await home.context().close();
   });
+
+  it("the Markdown changed elsewhere while the person edits it: the conflict names the change, and Save again saves the person's over it", async () => {
+    await person.locator('#tab-strip button[data-tab-id="markdown"]').click();
+    const area = person.locator("#markdown-text");
+    await area.fill("# Mine");
+    const theirs = await h.people.request("PUT", `/notes/${noteId}/markdown`, { text: "# Theirs", expected_version: await version() });
+    expect(theirs.status).toBe(200);
+    const at = (theirs.body as { version: number }).version;
+    await expect.poll(status, WAIT).toContain("changed by someone else while you were editing");
+    await person.locator('#markdown-form button[type="submit"]').click();
+    await expect.poll(status, WAIT).toBe(
+      `Not saved: the Markdown was changed by someone else while you were editing (v${at} alice edited the Markdown). Your text is kept: Save Markdown again to save yours over it, or Discard my edits to see theirs.`,
+    );
+    expect((await read<{ markdown: string }>(h, `/notes/${noteId}`)).markdown).toBe("# Theirs");
+    await person.locator('#markdown-form button[type="submit"]').click();
+    await expect.poll(async () => (await read<{ markdown: string }>(h, `/notes/${noteId}`)).markdown, WAIT).toBe("# Mine");
+    await expect.poll(status, WAIT).toMatch(/^Save Markdown: done/);
+    expect(await area.inputValue()).toBe("# Mine");
+    expect(person.problems).toEqual([]);
+  });
 });
