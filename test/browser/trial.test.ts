@@ -65,6 +65,22 @@ describe("the person's page under a newcomer's hands", () => {
     expect(person.problems).toEqual([]);
   });
 
+  it("the same for a Sheet: a row's unsaved cell is kept when its tab is deleted elsewhere", async () => {
+    const sheet = orThrow(await h.people.addTab(noteId, { tab_type: "sheet", label: "Doomed sheet" }), "add a Sheet").tab.id;
+    const filled = await h.people.request("POST", `/notes/${noteId}/tabs/${sheet}/columns`, { columns: ["Item"], expected_version: await version() });
+    expect(filled.status).toBe(201);
+    expect((await h.people.request("POST", `/notes/${noteId}/tabs/${sheet}/rows`, { rows: [{ Item: "Tea" }], expected_version: await version() })).status).toBe(201);
+    await person.locator(`#tab-strip button[data-tab-id="${sheet}"]`).click();
+    await person.locator('#tab-content tbody tr[data-row-id] [data-action="edit"]').first().click();
+    await person.locator('#tab-content input[aria-label="Row 1, Item"]').fill("Green tea, unsaved");
+    expect((await h.people.request("DELETE", `/notes/${noteId}/tabs/${sheet}?expected_version=${await version()}`)).status).toBe(200);
+    const kept = person.locator(".kept-text");
+    await kept.waitFor(WAIT);
+    expect(await kept.getByLabel("Row 1, “Item”").inputValue()).toBe("Green tea, unsaved");
+    await kept.getByRole("button", { name: "Dismiss" }).click();
+    expect(person.problems).toEqual([]);
+  });
+
   it("at 360 px a tab label of 100 characters without a space wraps: no horizontal scroll", async () => {
     orThrow(await h.people.addTab(noteId, { tab_type: "slides", label: "L".repeat(100) }), "add a deck");
     const narrow = await openPage(h, noteId, { viewport: { width: 360, height: 800 } });
