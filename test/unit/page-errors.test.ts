@@ -1,13 +1,6 @@
-/** A refusal in the page's words (src/page/client/api.ts, `errorInWords`): each field named as the page labels it, no API terms. */
-import { beforeAll, describe, expect, it } from "vitest";
-
-let errorInWords: typeof import("../../src/page/client/api.js").errorInWords;
-
-beforeAll(async () => {
-  // The page's state reads the Note's ID from its address when loaded.
-  (globalThis as { location?: unknown }).location ??= { pathname: "/notes/n-1" };
-  ({ errorInWords } = await import("../../src/page/client/api.js"));
-});
+/** A refusal in the page's words (src/page/client/refusal.ts, `errorInWords`): each field named as the page labels it, no API terms. */
+import { describe, expect, it } from "vitest";
+import { errorInWords } from "../../src/page/client/refusal.js";
 
 const invalid = (path: string, problem: string) => ({ code: "invalid_arguments", message: `${path}: ${problem}`, issues: [{ path, problem }] });
 
