@@ -169,4 +169,23 @@ describe("the person's page under a newcomer's hands", () => {
     expect(await area.inputValue()).toBe("# Mine");
     expect(person.problems).toEqual([]);
   });
+
+  it("a reload with a slide's text typed and not saved asks first; staying keeps the text", async () => {
+    const deck = orThrow(await h.people.addTab(noteId, { tab_type: "slides", label: "Kept deck" }), "add a deck").tab.id;
+    orThrow(await h.people.setSlides(noteId, deck, { slides: [{ title: "Only" }], expected_version: await version() }), "fill it");
+    const slideId = ((await read<{ slides: { id: string }[] }>(h, `/notes/${noteId}/tabs/${deck}`)).slides[0] as { id: string }).id;
+    await person.locator(`#tab-strip button[data-tab-id="${deck}"]`).click();
+    await person.locator(`[data-key="edit:${slideId}"]`).click();
+    await person.locator(`[data-key="body:${slideId}"]`).fill("Typed, then a reload");
+    const asked: string[] = [];
+    person.once("dialog", (dialog) => {
+      asked.push(dialog.type());
+      void dialog.dismiss(); // stay on the page
+    });
+    await person.reload({ timeout: 5_000 }).catch(() => undefined);
+    expect(asked).toEqual(["beforeunload"]);
+    expect(await person.locator(`[data-key="body:${slideId}"]`).inputValue()).toBe("Typed, then a reload");
+    await person.locator(`[data-key="cancel:${slideId}"]`).click();
+    expect(person.problems).toEqual([]);
+  });
 });

@@ -19,9 +19,9 @@ import { describeChange } from "./feed.js";
 import { loadFeed, renderFeed } from "./feed-view.js";
 import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js";
 import { startHome } from "./home.js";
-import { bindMarkdown, syncMarkdown } from "./markdown.js";
-import { loadSheetPage, reloadSheet, unsavedInSheet } from "./sheet.js";
-import { renderSlides, unsavedInDeck } from "./slides.js";
+import { bindMarkdown, markdownUnsaved, syncMarkdown } from "./markdown.js";
+import { loadSheetPage, reloadSheet, sheetsUnsaved, unsavedInSheet } from "./sheet.js";
+import { renderSlides, slidesUnsaved, unsavedInDeck } from "./slides.js";
 import { feed, noteBase, noteId, page, selectedTab } from "./state.js";
 import type { ChangeEntry, LiveMessage, Note, Tab } from "./types.js";
 
@@ -427,6 +427,10 @@ function followTabLinks(): void {
 
 function bind(): void {
   followTabLinks();
+  // A reload, a link followed or the window closed with text typed and not saved: the browser asks first.
+  window.addEventListener("beforeunload", (event) => {
+    if (!page.stopped && (slidesUnsaved() || sheetsUnsaved() || markdownUnsaved())) event.preventDefault();
+  });
   $<HTMLFormElement>("add-tab").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;

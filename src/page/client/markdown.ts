@@ -35,6 +35,11 @@ export function syncMarkdown(text: string): void {
   }
 }
 
+/** Whether the Markdown area holds edits not saved. */
+export function markdownUnsaved(): boolean {
+  return markdownBase !== null && $<HTMLTextAreaElement>("markdown-text").value !== markdownBase;
+}
+
 export function bindMarkdown(): void {
   $<HTMLFormElement>("markdown-form").addEventListener("submit", (event) => {
     event.preventDefault();

@@ -97,6 +97,16 @@ const views = new Map<string, SheetView>();
 export function unsavedInSheet(tabId: string): { label: string; text: string }[] {
   const view = views.get(tabId);
   if (view === undefined) return [];
+  views.delete(tabId);
+  return unsavedIn(view);
+}
+
+/** Whether any Sheet holds text the person typed and has not saved. */
+export function sheetsUnsaved(): boolean {
+  return [...views.values()].some((view) => unsavedIn(view).length > 0);
+}
+
+function unsavedIn(view: SheetView): { label: string; text: string }[] {
   const kept: { label: string; text: string }[] = [];
   for (const editor of view.editors.values()) {
     const at = view.rows.findIndex((row) => row.id === editor.rowId);
@@ -105,7 +115,6 @@ export function unsavedInSheet(tabId: string): { label: string; text: string }[]
     }
   }
   for (const [column, field] of view.addRowInputs) if (field.text.value !== "") kept.push({ label: `New row, “${column}”`, text: field.text.value });
-  views.delete(tabId);
   return kept;
 }
 

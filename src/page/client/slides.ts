@@ -120,6 +120,16 @@ export function renderSlides(tab: Tab): void {
 export function unsavedInDeck(tabId: string): { label: string; text: string }[] {
   const view = views.get(tabId);
   if (view === undefined) return [];
+  views.delete(tabId);
+  return unsavedIn(view);
+}
+
+/** Whether any deck holds text the person typed and has not saved. */
+export function slidesUnsaved(): boolean {
+  return [...views.values()].some((view) => unsavedIn(view).length > 0);
+}
+
+function unsavedIn(view: DeckView): { label: string; text: string }[] {
   const kept: { label: string; text: string }[] = [];
   for (const edit of view.edits.values()) {
     const values = valuesOf(edit.form);
@@ -127,7 +137,6 @@ export function unsavedInDeck(tabId: string): { label: string; text: string }[] 
   }
   const adding = valuesOf(view.addForm);
   for (const field of FIELDS) if (adding[field] !== "") kept.push({ label: `New slide, ${LABELS[field]}`, text: adding[field] });
-  views.delete(tabId);
   return kept;
 }
 
