@@ -34,6 +34,8 @@ button.danger { border-color: #b3261e; color: #b3261e; }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: 1rem; top: 0.5rem; background: var(--bg); padding: 0.5rem; }
 .tab-strip { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; padding: 0; margin: 0; }
+.tab-strip li { max-width: 100%; }
+.tab-strip .label { overflow-wrap: anywhere; }
 .tab-strip button { display: flex; flex-direction: column; align-items: flex-start; text-align: left; }
 .tab-strip button[aria-pressed="true"] { border: 2px solid var(--accent); font-weight: 600; }
 .tab-strip code { color: var(--muted); font-weight: normal; }
@@ -89,6 +91,8 @@ label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 
 #tab-panel[data-tab-id="sources"] #cite-source, #tab-panel[data-tab-id="files"] #add-file { display: block; }
 .attachment-form label.wide { display: flex; margin: 0.5rem 0; }
 .attachment-form textarea { font-family: inherit; }
+.kept-text { margin: 0.5rem 0 1rem; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 6px; }
+.kept-text label { display: block; margin: 0.5rem 0; }
 .attachments li { margin: 0.5rem 0; }
 .attachments .url { display: block; color: var(--muted); font-size: 0.9rem; }
 .attachments .description { margin: 0.25rem 0; white-space: pre-wrap; }
@@ -107,6 +111,7 @@ header nav { margin: 0 0 0.25rem; }
 .members { padding-left: 1.25rem; }
 .members li { margin: 0.25rem 0; overflow-wrap: anywhere; }
 main.home { grid-template-columns: minmax(0, 1fr); max-width: 48rem; }
+#notes-range { overflow-wrap: anywhere; }
 .notes { list-style: none; padding: 0; margin: 0; }
 .notes li { padding: 0.4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .notes a { font-weight: 600; }

@@ -86,7 +86,7 @@ describe("sources, files and the Markdown on the page", () => {
       // A URL the Note refuses: the reason, naming the field; nothing written.
       await typeInto(page, "#cite-source input[name=url]", "javascript:alert(1)");
       await page.keyboard.press("Enter");
-      await expect.poll(() => page.locator("#status").textContent(), WAIT).toBe('Cite a page: not done. url: the scheme "javascript:" is not allowed; use http or https.');
+      await expect.poll(() => page.locator("#status").textContent(), WAIT).toBe('Cite a page: not done. The scheme "javascript:" is not allowed; use http or https.');
       expect(await version(noteId)).toBe(before + 1);
 
       // A punycode host, cited by an agent: the page shows it in Unicode, the link keeps the URL as stored.

@@ -5,10 +5,12 @@
  */
 import { $, say } from "./dom.js";
 import { describeChange, idText } from "./feed.js";
+import { type ApiError, errorInWords } from "./refusal.js";
 import { noteBase, page } from "./state.js";
 import type { ChangeEntry } from "./types.js";
 
-export type ApiError = { code: string; message: string; [key: string]: unknown };
+export { errorInWords, type ApiError };
+
 export type Answer<T> = { ok: true; value: T } | { ok: false; status: number; error: ApiError };
 
 /**
@@ -41,56 +43,6 @@ export async function request<T>(method: string, url: string, body?: object): Pr
   if (response.ok) return { ok: false, status: 0, error: { code: "offline", message: "The server's answer was cut off." } };
   const error = (json as { error?: ApiError } | null)?.error;
   return { ok: false, status: response.status, error: error ?? { code: `http_${response.status}`, message: `The server answered HTTP ${response.status}.` } };
-}
-
-/** What each field the page sends is called on the page. */
-const FIELD_NAMES: Record<string, string> = {
-  label: "The label",
-  title: "The title",
-  user: "The user ID",
-  text: "The Markdown",
-  body: "The body",
-  notes: "The speaker notes",
-  name: "The name",
-  columns: "The column names",
-  cells: "The cells",
-  url: "The address",
-  description: "The description",
-};
-
-/** What one item of a list the page sends is called: "Column name 2". */
-const ITEM_NAMES: Record<string, string> = { columns: "Column name", slides: "Slide", rows: "Row" };
-
-/** A problem of one field as a person reads it: lengths in characters, no API terms. */
-function problemInWords(problem: string): string {
-  const tooLong = /^at most (\d+) UTF-16 code units \(got (\d+)\)$/.exec(problem);
-  if (tooLong !== null) return `is too long: at most ${tooLong[1]} characters (it has ${tooLong[2]})`;
-  if (problem.startsWith("must not be empty or blank")) return "must not be empty";
-  const control = /^must not contain control characters \((U\+[0-9A-F]+) at index (\d+)\)$/.exec(problem);
-  if (control !== null) return `contains a character that cannot be typed into it (${control[1]}, character ${Number(control[2]) + 1})`;
-  return problem;
-}
-
-/**
- * The server's refusal in a person's words: `invalid_arguments` names each field as the page labels it
- * ("The label is too long: at most 100 characters (it has 120)."), not as the API spells it.
- */
-export function errorInWords(error: ApiError): string {
-  const issues = error.code === "invalid_arguments" && Array.isArray(error.issues) ? (error.issues as { path?: unknown; problem?: unknown }[]) : [];
-  if (issues.length === 0) return error.message;
-  return issues
-    .map((issue) => {
-      const path = String(issue.path ?? "");
-      const problem = problemInWords(String(issue.problem ?? "is not accepted"));
-      // One of a list ("columns[1]": the second name given) or one cell ("cells.Price"): named on its own.
-      const item = /^(\w+)\[(\d+)\]/.exec(path);
-      if (item !== null) return `${ITEM_NAMES[item[1] ?? ""] ?? "Item"} ${Number(item[2]) + 1}: ${problem}.`;
-      const cell = /^cells\.(.+)$/.exec(path);
-      if (cell !== null) return `The cell “${cell[1]}” ${problem}.`;
-      const field = FIELD_NAMES[path.split(/[.[]/)[0] ?? ""] ?? (path === "" || path.startsWith("(") ? "This" : `The field “${path}”`);
-      return `${field} ${problem}.`;
-    })
-    .join(" ");
 }
 
 /** When this tab last went to sign in (sessionStorage: it survives the round trip through the consent page). */
@@ -130,11 +82,32 @@ export function conflictInWords(conflict: Conflict): string {
  * success, before the re-read shows it. A conflict re-reads, then goes to `onConflict` when given
  * (which tells the person), else is said in general words. Answers whether it was done.
  */
-export async function write<T extends { version: number }>(
+export function write<T extends { version: number }>(
   what: string,
   method: string,
   path: string,
   body: Record<string, unknown> = {},
+  done?: (value: T) => void,
+  onConflict?: (conflict: Conflict) => void,
+): Promise<boolean> {
+  // A double click sends the same write twice: the second would carry the same version and meet the first as a
+  // conflict nobody made. While one is under way, the same write again is that one.
+  const key = `${method} ${path} ${JSON.stringify(body)}`;
+  const running = inFlight.get(key);
+  if (running !== undefined) return running;
+  const sent = send(what, method, path, body, done, onConflict).finally(() => inFlight.delete(key));
+  inFlight.set(key, sent);
+  return sent;
+}
+
+/** The writes under way, by method, path and body. */
+const inFlight = new Map<string, Promise<boolean>>();
+
+async function send<T extends { version: number }>(
+  what: string,
+  method: string,
+  path: string,
+  body: Record<string, unknown>,
   done?: (value: T) => void,
   onConflict?: (conflict: Conflict) => void,
 ): Promise<boolean> {

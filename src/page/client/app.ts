@@ -19,9 +19,9 @@ import { describeChange } from "./feed.js";
 import { loadFeed, renderFeed } from "./feed-view.js";
 import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js";
 import { startHome } from "./home.js";
-import { bindMarkdown, syncMarkdown } from "./markdown.js";
-import { loadSheetPage, reloadSheet } from "./sheet.js";
-import { renderSlides } from "./slides.js";
+import { bindMarkdown, markdownUnsaved, syncMarkdown } from "./markdown.js";
+import { loadSheetPage, reloadSheet, sheetsUnsaved, unsavedInSheet } from "./sheet.js";
+import { renderSlides, slidesUnsaved, unsavedInDeck } from "./slides.js";
 import { feed, noteBase, noteId, page, selectedTab } from "./state.js";
 import type { ChangeEntry, LiveMessage, Note, Tab } from "./types.js";
 
@@ -233,12 +233,43 @@ function render(): void {
   $("note-version").textContent = String(note.version);
   document.body.dataset.version = String(note.version);
   // While the page opens, the tab to open on is not chosen yet (start, below): the URL's, else the last changed.
-  if (selectedTab() === undefined && !opening) select(firstTab(note), false);
+  if (selectedTab() === undefined && !opening) {
+    if (page.selected !== null) keepUnsaved(page.selected);
+    select(firstTab(note), false);
+  }
   renderTabs();
   renderPanel();
   renderMembers(note.members);
   $("approval-state").textContent = note.approved ? "approved" : "not approved";
   $("approval-toggle").textContent = note.approved ? "Revoke connector access" : "Approve for connectors";
+}
+
+/**
+ * The selected tab was deleted by someone else: what the person had typed into it and not saved is not
+ * dropped with it, but shown above the panel, each piece labelled and ready to copy, until dismissed.
+ */
+function keepUnsaved(tabId: string): void {
+  const unsaved = [...unsavedInDeck(tabId), ...unsavedInSheet(tabId)];
+  if (unsaved.length === 0) return;
+  const deletion = [...feed.values()].reverse().find((entry) => entry.operation === "delete_tab" && entry.tab_id === tabId);
+  const tab = `The tab ${deletion?.tab_label === undefined ? tabId : `“${deletion.tab_label}” (${tabId})`}`;
+  const by = deletion === undefined ? "" : ` by ${describeChange(deletion).who}`;
+  const hadFocus = document.activeElement === null || document.activeElement === document.body || $("tab-content").contains(document.activeElement);
+  const dismiss = h("button", { type: "button" }, "Dismiss");
+  const notice = h(
+    "section",
+    { class: "kept-text", "aria-labelledby": `kept-${tabId}` },
+    h("h3", { id: `kept-${tabId}` }, `${tab} was deleted${by} while you were editing it. Your unsaved text is kept here to copy:`),
+    ...unsaved.map(({ label, text }) => h("label", {}, label, h("textarea", { readonly: "", rows: "3", dir: "auto" }, text))),
+    dismiss,
+  );
+  dismiss.addEventListener("click", () => {
+    notice.remove();
+    $("tab-strip").querySelector<HTMLElement>("button")?.focus();
+  });
+  $("tab-panel").before(notice);
+  say(`${tab} was deleted${by} while you were editing it; your unsaved text is kept above the tab.`);
+  if (hadFocus) notice.querySelector("textarea")?.focus();
 }
 
 function renderTabs(): void {
@@ -396,6 +427,10 @@ function followTabLinks(): void {
 
 function bind(): void {
   followTabLinks();
+  // A reload, a link followed or the window closed with text typed and not saved: the browser asks first.
+  window.addEventListener("beforeunload", (event) => {
+    if (!page.stopped && (slidesUnsaved() || sheetsUnsaved() || markdownUnsaved())) event.preventDefault();
+  });
   $<HTMLFormElement>("add-tab").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
@@ -412,6 +447,12 @@ function bind(): void {
     const input = (event.currentTarget as HTMLFormElement).elements.namedItem("label") as HTMLInputElement;
     if (tab === undefined) return;
     const label = input.value.trim();
+    // Renamed by someone else since the field was filled (seen live): told, not taken over without a word; Save again applies it.
+    if (renameBase !== "" && tab.label !== renameBase.trim()) {
+      renameBase = tab.label;
+      say(`Rename: not done. This tab was renamed to “${tab.label}” while you were editing. Your label is kept in the field: Rename again to apply it.`);
+      return;
+    }
     void write("Rename", "PATCH", `/tabs/${encodeURIComponent(tab.id)}`, { label }).then((done) => {
       if (done) renameBase = input.value;
     });

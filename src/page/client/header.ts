@@ -66,9 +66,22 @@ export function bindTitleAndMembers(): void {
     if (!form.hidden) $("note-title-input").focus();
   });
   $("note-title-cancel").addEventListener("click", closeTitleForm);
+  $("note-title-form").addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    event.preventDefault();
+    closeTitleForm();
+  });
   $<HTMLFormElement>("note-title-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const title = $<HTMLInputElement>("note-title-input").value.trim();
+    // Renamed by someone else since the field was filled (the live socket brought it): the page's version is already
+    // the new one, so the API would take this over theirs without a word. Told as the conflict it is; Save again applies it.
+    const current = page.note?.title;
+    if (titleBase !== null && current !== undefined && current !== titleBase) {
+      titleBase = current;
+      say(`Rename the Note: not done. The Note was renamed to “${current}” while you were editing. Your title is kept in the field: Save title again to apply it, or Cancel.`);
+      return;
+    }
     void write(
       "Rename the Note",
       "PATCH",
@@ -79,10 +92,13 @@ export function bindTitleAndMembers(): void {
         $("note-title-form").hidden = true;
         $("rename-note").setAttribute("aria-expanded", "false");
       },
-      (conflict) =>
+      (conflict) => {
+        // The re-read has shown what changed: the next Save is on it.
+        titleBase = page.note?.title ?? titleBase;
         say(
           `Rename the Note: not done. The Note changed while you were editing (${conflictInWords(conflict)}). Your title is kept in the field: Save title again to apply it, or Cancel.`,
-        ),
+        );
+      },
     );
   });
   const add = $<HTMLFormElement>("add-member");
@@ -90,7 +106,7 @@ export function bindTitleAndMembers(): void {
     event.preventDefault();
     const input = add.elements.namedItem("user") as HTMLInputElement;
     const user = input.value.trim();
-    void write(`Add ${user}`, "POST", "/members", { user }, () => {
+    void write(user === "" ? "Add a member" : `Add ${user}`, "POST", "/members", { user }, () => {
       input.value = "";
     });
   });

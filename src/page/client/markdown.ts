@@ -7,11 +7,15 @@
  */
 import { write } from "./api.js";
 import { $, say } from "./dom.js";
+import { describeChange, lineText } from "./feed.js";
 import { renderMarkdown } from "./markdown-view.js";
-import { page } from "./state.js";
+import { feed, page } from "./state.js";
 
 /** The text the area was last filled with (or saved): the person's typing is what differs from it. */
 let markdownBase: string | null = null;
+
+/** The saved text a conflict was told against: a Save again, with that text still saved, saves the person's over it. */
+let conflictTold: string | null = null;
 
 /** The text the rendered view shows: it is drawn again only when the saved text changes. */
 let rendered: string | null = null;
@@ -27,8 +31,13 @@ export function syncMarkdown(text: string): void {
     area.value = text;
     markdownBase = text;
   } else if (text !== markdownBase) {
-    say("The Markdown was changed by someone else while you were editing. Your edits are kept here; saving them is refused until you discard them.");
+    say("The Markdown was changed by someone else while you were editing. Your edits are kept here: save yours over it (Save Markdown, then again), or Discard my edits.");
   }
+}
+
+/** Whether the Markdown area holds edits not saved. */
+export function markdownUnsaved(): boolean {
+  return markdownBase !== null && $<HTMLTextAreaElement>("markdown-text").value !== markdownBase;
 }
 
 export function bindMarkdown(): void {
@@ -36,10 +45,16 @@ export function bindMarkdown(): void {
     event.preventDefault();
     const note = page.note;
     if (note === null) return;
-    if (markdownBase !== null && note.markdown !== markdownBase) {
-      say("Not saved: the Markdown was changed by someone else while you were editing. Copy what you need, then discard your edits to see theirs.");
+    if (markdownBase !== null && note.markdown !== markdownBase && conflictTold !== note.markdown) {
+      // Told once, naming the change; the same Save again (nothing newer saved meanwhile) saves the person's over it.
+      conflictTold = note.markdown;
+      const change = [...feed.values()].reverse().find((entry) => entry.operation === "set_markdown");
+      say(
+        `Not saved: the Markdown was changed by someone else while you were editing${change === undefined ? "" : ` (v${change.version} ${lineText(describeChange(change))})`}. Your text is kept: Save Markdown again to save yours over it, or Discard my edits to see theirs.`,
+      );
       return;
     }
+    conflictTold = null;
     const text = $<HTMLTextAreaElement>("markdown-text").value;
     // What was saved is the new base before the re-read shows it: the re-read must not take the person's own save for someone else's.
     void write("Save Markdown", "PUT", "/markdown", { text }, () => {

@@ -93,6 +93,31 @@ interface SheetView {
 /** Each Sheet's view, by tab ID: a form open in a Sheet is still there after a visit to another tab. */
 const views = new Map<string, SheetView>();
 
+/** What the person typed into a Sheet and has not saved (open rows, the add-row form), labelled: kept when the tab itself is deleted. */
+export function unsavedInSheet(tabId: string): { label: string; text: string }[] {
+  const view = views.get(tabId);
+  if (view === undefined) return [];
+  views.delete(tabId);
+  return unsavedIn(view);
+}
+
+/** Whether any Sheet holds text the person typed and has not saved. */
+export function sheetsUnsaved(): boolean {
+  return [...views.values()].some((view) => unsavedIn(view).length > 0);
+}
+
+function unsavedIn(view: SheetView): { label: string; text: string }[] {
+  const kept: { label: string; text: string }[] = [];
+  for (const editor of view.editors.values()) {
+    const at = view.rows.findIndex((row) => row.id === editor.rowId);
+    for (const [column, field] of editor.fields) {
+      if (field.text.value !== String(editor.original[column] ?? "")) kept.push({ label: `Row ${at < 0 ? editor.rowId : at + 1}, “${column}”`, text: field.text.value });
+    }
+  }
+  for (const [column, field] of view.addRowInputs) if (field.text.value !== "") kept.push({ label: `New row, “${column}”`, text: field.text.value });
+  return kept;
+}
+
 const path = (view: SheetView, rest = "") => `/tabs/${encodeURIComponent(view.tabId)}${rest}`;
 
 // ---- reading ------------------------------------------------------------------------------

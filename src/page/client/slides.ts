@@ -116,6 +116,30 @@ export function renderSlides(tab: Tab): void {
   restoreFocus(view.root, focus);
 }
 
+/** What the person typed into a deck and has not saved (open forms, the add form), labelled: kept when the tab itself is deleted. */
+export function unsavedInDeck(tabId: string): { label: string; text: string }[] {
+  const view = views.get(tabId);
+  if (view === undefined) return [];
+  views.delete(tabId);
+  return unsavedIn(view);
+}
+
+/** Whether any deck holds text the person typed and has not saved. */
+export function slidesUnsaved(): boolean {
+  return [...views.values()].some((view) => unsavedIn(view).length > 0);
+}
+
+function unsavedIn(view: DeckView): { label: string; text: string }[] {
+  const kept: { label: string; text: string }[] = [];
+  for (const edit of view.edits.values()) {
+    const values = valuesOf(edit.form);
+    for (const field of FIELDS) if (values[field] !== edit.original[field]) kept.push({ label: `Slide ${edit.index}, ${LABELS[field]}`, text: values[field] });
+  }
+  const adding = valuesOf(view.addForm);
+  for (const field of FIELDS) if (adding[field] !== "") kept.push({ label: `New slide, ${LABELS[field]}`, text: adding[field] });
+  return kept;
+}
+
 function viewOf(tabId: string): DeckView {
   const known = views.get(tabId);
   if (known !== undefined) return known;
