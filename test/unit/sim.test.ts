@@ -282,23 +282,23 @@ describe("experiment 6: version conflicts that carry the changes since", () => {
   });
 });
 
-/** Experiment 7 at 100 trials a cell (--trials 500). */
+/** Experiment 7 at 50 trials a cell (--trials 250). */
 let revertCache: RevertResult | undefined;
 function takeBack(): RevertResult {
-  revertCache ??= runRevert(revertConfig({ trials: 500 }));
+  revertCache ??= runRevert(revertConfig({ trials: 250 }));
   return revertCache;
 }
 
 describe("experiment 7: only the revert takes back the mistake and nothing else", () => {
   it("has a row per mistake, delay and strategy, each over the cell's trials", () => {
     const { config, rows } = takeBack();
-    expect(config).toEqual({ seed: 7, trials: 100, delays: [1, 5, 20] });
+    expect(config).toEqual({ seed: 7, trials: 50, delays: [1, 5, 20] });
     expect(revertConfig({ trials: 10_000 }).trials).toBe(2_000);
     expect(rows.map((r) => `${r.mistake}/${r.delay}/${r.strategy}`)).toEqual(MISTAKES.flatMap((m) => DELAYS.flatMap((d) => STRATEGIES.map((s) => `${m}/${d}/${s}`))));
     for (const row of rows) {
-      expect(row.trials).toBe(100);
+      expect(row.trials).toBe(50);
       // One edit a turn: the later edits are the delay's turns, the person's and the agent's.
-      expect(row.person_edits_after + row.agent_edits_after).toBe(100 * row.delay);
+      expect(row.person_edits_after + row.agent_edits_after).toBe(50 * row.delay);
     }
   });
 
