@@ -1,5 +1,5 @@
 /**
- * The five experiments of docs/spec.md §9, and issue 13's sixth, as one run: which to run, the jobs they
+ * The five experiments of docs/spec.md §9, issue 13's sixth and issue 25's seventh, as one run: which to run, the jobs they
  * consist of, their results, printed sections and JSON. Pure (no Node APIs):
  * the Worker tests and the CLI (main.ts) run it as it is, and the live
  * driver (live.ts) sends units over HTTP, several at once. Every job draws
@@ -10,13 +10,14 @@ import { handlesChunks, handlesConfig, handlesResult, handlesSection, runHandles
 import { idempotencyConfig, idempotencyResult, idempotencySection, idempotencyUnits, type IdempotencyConfig, type IdempotencyResult, type RunFigures } from "./idempotency.js";
 import { conflictsConfig, conflictsResult, conflictsSection, conflictsUnits, type ConflictDeck, type ConflictsConfig, type ConflictsResult } from "./conflicts.js";
 import { runInProcess } from "./in-process.js";
+import { revertChunks, revertConfig, revertResult, revertSection, runRevertChunk, type RevertChunk, type RevertConfig, type RevertResult, type RevertTally } from "./revert.js";
 import { outlineConfig, outlineResult, outlineSection, outlineUnits, type OutlineConfig, type OutlineFigures, type OutlineResult } from "./outline.js";
 import type { Section } from "./report.js";
 import type { Source, Unit } from "./script.js";
 import type { Settings } from "./settings.js";
 import { sourcesConfig, sourcesResult, sourcesSection, sourcesUnits, type SessionFigures, type SourcesConfig, type SourcesResult } from "./sources.js";
 
-export const EXPERIMENTS = [1, 2, 3, 4, 5, 6] as const;
+export const EXPERIMENTS = [1, 2, 3, 4, 5, 6, 7] as const;
 export type ExperimentNumber = (typeof EXPERIMENTS)[number];
 
 /** What to run: each chosen experiment's settings and its jobs (1 and 2 share theirs). */
@@ -27,6 +28,8 @@ export interface Plan {
   sources?: { config: SourcesConfig; units: Unit<SessionFigures[]>[] };
   outline?: { config: OutlineConfig; units: Unit<OutlineFigures>[] };
   conflicts?: { config: ConflictsConfig; units: Unit<ConflictDeck>[] };
+  /** Experiment 7 runs in process only, in slices like experiment 1's. */
+  revert?: { config: RevertConfig; chunks: RevertChunk[] };
 }
 
 /** A unit's figures and where they came from. */
@@ -42,6 +45,7 @@ export interface Outputs {
   sources: Ran<SessionFigures[]>[];
   outline: Ran<OutlineFigures>[];
   conflicts: Ran<ConflictDeck>[];
+  revert: RevertTally[];
 }
 
 export interface Results {
@@ -51,6 +55,7 @@ export interface Results {
   sources?: SourcesResult;
   outline?: OutlineResult;
   conflicts?: ConflictsResult;
+  revert?: RevertResult;
 }
 
 export function makePlan(settings: Settings, only: ReadonlySet<ExperimentNumber>): Plan {
@@ -75,27 +80,38 @@ export function makePlan(settings: Settings, only: ReadonlySet<ExperimentNumber>
     const config = conflictsConfig(settings);
     plan.conflicts = { config, units: conflictsUnits(config) };
   }
+  if (only.has(7)) {
+    const config = revertConfig(settings);
+    plan.revert = { config, chunks: revertChunks(config) };
+  }
   return plan;
 }
 
-/** A job: one slice of experiment 1's trials, or one unit of experiment 3, 4, 5 or 6. */
-export type Job = { experiment: "handles"; index: number } | { experiment: "idempotency" | "sources" | "outline" | "conflicts"; index: number };
+/** A job: one slice of experiment 1's or 7's trials, or one unit of experiment 3, 4, 5 or 6. */
+export type Job = { experiment: "handles" | "revert"; index: number } | { experiment: "idempotency" | "sources" | "outline" | "conflicts"; index: number };
 
 /** Every job of the plan, in order. */
 export function jobsOf(plan: Plan): Job[] {
   const jobs: Job[] = [];
   plan.handles?.chunks.forEach((_, index) => jobs.push({ experiment: "handles", index }));
   for (const experiment of ["idempotency", "sources", "outline", "conflicts"] as const) plan[experiment]?.units.forEach((_, index) => jobs.push({ experiment, index }));
+  plan.revert?.chunks.forEach((_, index) => jobs.push({ experiment: "revert", index }));
   return jobs;
 }
 
 /** Runs one job in this thread. */
-export function runJob(plan: Plan, job: Job): HandlesTally | Ran<unknown> {
+export function runJob(plan: Plan, job: Job): HandlesTally | RevertTally | Ran<unknown> {
   if (job.experiment === "handles") {
     const handles = plan.handles;
     const chunk = handles?.chunks[job.index];
     if (handles === undefined || chunk === undefined) throw new Error(`no chunk ${job.index} of experiment 1`);
     return runHandlesChunk(handles.config, chunk);
+  }
+  if (job.experiment === "revert") {
+    const revert = plan.revert;
+    const chunk = revert?.chunks[job.index];
+    if (revert === undefined || chunk === undefined) throw new Error(`no chunk ${job.index} of experiment 7`);
+    return runRevertChunk(revert.config, chunk);
   }
   const unit = (plan[job.experiment]?.units as readonly Unit<unknown>[] | undefined)?.[job.index];
   if (unit === undefined) throw new Error(`no unit ${job.index} of ${job.experiment}`);
@@ -103,8 +119,8 @@ export function runJob(plan: Plan, job: Job): HandlesTally | Ran<unknown> {
 }
 
 /** The jobs' outputs sorted back into their experiments; `outputs[i]` belongs to `jobs[i]`. */
-export function collect(jobs: readonly Job[], outputs: readonly (HandlesTally | Ran<unknown>)[]): Outputs {
-  const collected: Outputs = { handles: [], idempotency: [], sources: [], outline: [], conflicts: [] };
+export function collect(jobs: readonly Job[], outputs: readonly (HandlesTally | RevertTally | Ran<unknown>)[]): Outputs {
+  const collected: Outputs = { handles: [], idempotency: [], sources: [], outline: [], conflicts: [], revert: [] };
   jobs.forEach((job, i) => {
     const output = outputs[i];
     if (output === undefined) throw new Error(`job ${i} has no output`);
@@ -121,6 +137,7 @@ export function assemble(plan: Plan, outputs: Outputs): Results {
   if (plan.sources !== undefined) results.sources = sourcesResult(plan.sources.config, outputs.sources);
   if (plan.outline !== undefined) results.outline = outlineResult(plan.outline.config, outputs.outline);
   if (plan.conflicts !== undefined) results.conflicts = conflictsResult(plan.conflicts.config, outputs.conflicts);
+  if (plan.revert !== undefined) results.revert = revertResult(plan.revert.config, outputs.revert);
   return results;
 }
 
@@ -140,13 +157,14 @@ export function sections(results: Results, only: ReadonlySet<ExperimentNumber>):
   if (only.has(4) && results.sources !== undefined) out.push(sourcesSection(results.sources));
   if (only.has(5) && results.outline !== undefined) out.push(outlineSection(results.outline));
   if (only.has(6) && results.conflicts !== undefined) out.push(conflictsSection(results.conflicts));
+  if (only.has(7) && results.revert !== undefined) out.push(revertSection(results.revert));
   return out;
 }
 
 /** One JSON document: one key per experiment, each with its settings and its rows of named figures. */
 export function toJson(results: Results, only: ReadonlySet<ExperimentNumber>): Record<string, unknown> {
   const json: Record<string, unknown> = {};
-  const { handles, idempotency, sources, outline, conflicts } = results;
+  const { handles, idempotency, sources, outline, conflicts, revert } = results;
   if (only.has(1) && handles !== undefined) {
     json.handles = { experiment: 1, ...handles.config, rows: handles.handles, original_deck_first: handles.original_deck_first, changes: handles.changes };
   }
@@ -155,5 +173,6 @@ export function toJson(results: Results, only: ReadonlySet<ExperimentNumber>): R
   if (only.has(4) && sources !== undefined) json.source_keys = { experiment: 4, ...sources.config, rows: sources.rows };
   if (only.has(5) && outline !== undefined) json.outline_vs_slide_by_slide = { experiment: 5, ...outline.config, rows: outline.rows, listing: outline.listing };
   if (only.has(6) && conflicts !== undefined) json.conflict_changes = { experiment: 6, ...conflicts.config, rows: conflicts.rows };
+  if (only.has(7) && revert !== undefined) json.take_back = { experiment: 7, ...revert.config, rows: revert.rows };
   return json;
 }

@@ -15,6 +15,7 @@ import { pool } from "../scripts/lib/pool.js";
 import { signIn } from "../scripts/lib/sign-in.js";
 import { assemble, collect, jobsOf, makePlan, runJob, type ExperimentNumber, type Ran, type Results } from "./experiments.js";
 import type { HandlesTally } from "./handles.js";
+import type { RevertTally } from "./revert.js";
 import { runInProcess, USER } from "./in-process.js";
 import type { PersonAction, Reply, Script, Step, ToolError, Unit } from "./script.js";
 import type { Settings } from "./settings.js";
@@ -32,7 +33,7 @@ export interface LiveOptions {
   tag?: string;
 }
 
-/** Runs the chosen experiments: 3, 4 and 5 against the server, 1 and 2 (and the units on a played server) in process. */
+/** Runs the chosen experiments: 3, 4, 5 (and 6) against the server; 1, 2 and 7 (and the units on a played server) in process. */
 export async function runLive(options: LiveOptions): Promise<Results> {
   const { origin, settings, only, concurrency = 8, log = () => {} } = options;
   const tag = options.tag ?? randomTag();
@@ -50,10 +51,11 @@ export async function runLive(options: LiveOptions): Promise<Results> {
   try {
     const plan = makePlan(settings, only);
     const jobs = jobsOf(plan);
-    const outputs: (HandlesTally | Ran<unknown>)[] = new Array(jobs.length);
+    const outputs: (HandlesTally | RevertTally | Ran<unknown>)[] = new Array(jobs.length);
     const live: number[] = [];
     jobs.forEach((job, i) => {
-      if (job.experiment === "handles") {
+      // Experiments 1, 2 and 7 run in process only (experiment 7 drives the Note directly, as 1 does).
+      if (job.experiment === "handles" || job.experiment === "revert") {
         outputs[i] = runJob(plan, job);
         return;
       }
@@ -67,7 +69,7 @@ export async function runLive(options: LiveOptions): Promise<Results> {
     let done = 0;
     await pool(live, concurrency, async (i) => {
       const job = jobs[i];
-      const unit = job === undefined || job.experiment === "handles" ? undefined : (plan[job.experiment]?.units[job.index] as Unit<unknown> | undefined);
+      const unit = job === undefined || job.experiment === "handles" || job.experiment === "revert" ? undefined : (plan[job.experiment]?.units[job.index] as Unit<unknown> | undefined);
       if (unit === undefined) throw new Error(`no unit for job ${i}`);
       outputs[i] = { figures: await world.run(unit.script(tag)), source: "live" };
       done += 1;

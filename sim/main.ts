@@ -1,6 +1,6 @@
 /**
- * `npm run sim`: the design's five experiments (docs/spec.md §9) and issue 13's
- * sixth rerun on the project's own domain code, printed as Markdown tables (or `--json`).
+ * `npm run sim`: the design's five experiments (docs/spec.md §9), issue 13's
+ * sixth and issue 25's seventh rerun on the project's own domain code, printed as Markdown tables (or `--json`).
  *
  *   npm run sim -- [--seed N] [--trials N] [--only 1,3] [--json]
  *   npm run sim -- --live http://127.0.0.1:8787 [--trials N] [--only 3,4,5]
@@ -16,13 +16,13 @@ import { SPEC_TRIALS, type Settings } from "./settings.js";
 const LIVE_DEFAULT_TRIALS = 500;
 
 const USAGE = `Usage: npm run sim -- [options]
-Reruns the experiments of docs/spec.md §9 (and a sixth: conflicts that carry the changes since) on the domain code and prints one Markdown table per experiment.
+Reruns the experiments of docs/spec.md §9 (and a sixth: conflicts that carry the changes since; a seventh: taking an agent's wrong change back) on the domain code and prints one Markdown table per experiment.
   --seed N      one seed for every experiment (experiment 3 runs N, N+1, N+2); default: those of docs/spec.md §9 (7; 1, 2, 3)
-  --trials N    experiment 1's trials per K (default ${SPEC_TRIALS}); experiments 4, 5 and 6 scale by N/${SPEC_TRIALS}
+  --trials N    experiment 1's trials per K (default ${SPEC_TRIALS}); experiments 4, 5, 6 and 7 scale by N/${SPEC_TRIALS}
   --only LIST   which experiments, e.g. 1,3 (default: all; with --live: 3,4,5)
   --json        one JSON document instead of the tables
   --live URL    send experiments 3, 4 and 5 (and 6 if chosen with --only) through the connector at URL (e.g. http://127.0.0.1:8787, started by npm start;
-                1 and 2, if chosen with --only, and experiment 3's version-first rows run in process);
+                1, 2 and 7, if chosen with --only, and experiment 3's version-first rows run in process);
                 its trials default to --trials ${LIVE_DEFAULT_TRIALS} (experiment 4: 15 sessions; experiment 5: 100 decks)
   --concurrency N  with --live: units in flight at once (default 8)
   --help        this text`;
@@ -58,9 +58,9 @@ function parseOptions(argv: readonly string[]): Options | "help" {
   const trials = integer("--trials", values.trials, 1, 10_000_000) ?? (live === undefined ? SPEC_TRIALS : LIVE_DEFAULT_TRIALS);
   const seed = integer("--seed", values.seed, 0, 2 ** 32 - 3);
   const only = new Set<ExperimentNumber>();
-  for (const part of (values.only ?? (live === undefined ? "1,2,3,4,5,6" : "3,4,5")).split(",")) {
+  for (const part of (values.only ?? (live === undefined ? "1,2,3,4,5,6,7" : "3,4,5")).split(",")) {
     const n = Number(part.trim());
-    if (!EXPERIMENTS.includes(n as ExperimentNumber)) throw new UsageError(`--only takes experiment numbers 1 to 6, e.g. 1,3; not "${part}"`);
+    if (!EXPERIMENTS.includes(n as ExperimentNumber)) throw new UsageError(`--only takes experiment numbers 1 to 7, e.g. 1,3; not "${part}"`);
     only.add(n as ExperimentNumber);
   }
   const options: Options = {

@@ -3,7 +3,8 @@
  * them. Without `--seed`, every experiment uses the seeds of docs/spec.md §9 (7 for
  * experiment 1; 1, 2, 3 for experiment 3) and 7 where it names none.
  * `--trials N` sets experiment 1's trials per K to N (docs/spec.md §9.1: 10,000) and
- * scales experiment 4's sessions (300) and experiment 5's decks (2,000) by
+ * scales experiment 4's sessions (300), experiment 5's decks (2,000), experiment
+ * 6's (500) and experiment 7's trials a cell (2,000) by
  * N / 10,000, rounded, at least 1. Experiment 3 is not scaled: 50 intents
  * per run over three seeds is its definition, and it is small.
  */

@@ -11,6 +11,7 @@ import type { NoteError } from "../../src/note/errors.js";
 import { TOOLS_BY_NAME } from "../../src/mcp/tools.js";
 import { EXPERIMENTS, makePlan, runExperiments, sections, toJson, jobsOf, runJob, collect, assemble, type Results } from "../../sim/experiments.js";
 import { conflictsConfig, conflictsUnits, type ConflictDeck, type ConflictsRow } from "../../sim/conflicts.js";
+import { DELAYS, MISTAKES, revertChunks, revertConfig, revertResult, runRevert, runRevertChunk, STRATEGIES, type RevertResult } from "../../sim/revert.js";
 import { runInProcess, World } from "../../sim/in-process.js";
 import { handlesChunks, handlesConfig, handlesResult, runHandles, runHandlesChunk, type HandlesResult } from "../../sim/handles.js";
 import { expNeg, stream } from "../../sim/random.js";
@@ -281,6 +282,75 @@ describe("experiment 6: version conflicts that carry the changes since", () => {
   });
 });
 
+/** Experiment 7 at 50 trials a cell (--trials 250). */
+let revertCache: RevertResult | undefined;
+function takeBack(): RevertResult {
+  revertCache ??= runRevert(revertConfig({ trials: 250 }));
+  return revertCache;
+}
+
+describe("experiment 7: only the revert takes back the mistake and nothing else", () => {
+  it("has a row per mistake, delay and strategy, each over the cell's trials", () => {
+    const { config, rows } = takeBack();
+    expect(config).toEqual({ seed: 7, trials: 50, delays: [1, 5, 20] });
+    expect(revertConfig({ trials: 10_000 }).trials).toBe(2_000);
+    expect(rows.map((r) => `${r.mistake}/${r.delay}/${r.strategy}`)).toEqual(MISTAKES.flatMap((m) => DELAYS.flatMap((d) => STRATEGIES.map((s) => `${m}/${d}/${s}`))));
+    for (const row of rows) {
+      expect(row.trials).toBe(50);
+      // One edit a turn: the later edits are the delay's turns, the person's and the agent's.
+      expect(row.person_edits_after + row.agent_edits_after).toBe(50 * row.delay);
+    }
+  });
+
+  it("(a) revert loses no later edit and leaves no wrong slide, conflict or not; it is refused only where a later edit touched a damaged slide", () => {
+    const rows = takeBack().rows.filter((r) => r.strategy === "revert");
+    for (const row of rows) {
+      expect(row, `${row.mistake} after ${row.delay}`).toMatchObject({ person_lost: 0, agent_lost: 0, wrong_slides: 0, trials_wrong: 0, out_of_order: 0 });
+      // Every refusal was followed by the later changes it listed taken back and made again: at least 3 calls more.
+      expect(row.calls).toBeGreaterThanOrEqual((row.mistake === "overwrite" ? 3 : 1) * row.trials + 3 * row.refusals);
+    }
+    // A deleted slide cannot be edited later, so its delete is never refused; overwritten ones are, more often the later it is noticed.
+    for (const row of rows.filter((r) => r.mistake === "delete")) expect(row).toMatchObject({ conflicted: 0, refusals: 0, calls: row.trials });
+    const overwrite = rows.filter((r) => r.mistake === "overwrite").map((r) => r.conflicted);
+    expect(overwrite[0]).toBeGreaterThan(0);
+    expect(overwrite[2]).toBeGreaterThan(overwrite[0] ?? Infinity);
+  });
+
+  it("(b) restoring the Note as it was before the mistake loses every later edit", () => {
+    for (const row of takeBack().rows.filter((r) => r.strategy === "restore")) {
+      expect(row.person_lost).toBe(row.person_edits_after);
+      expect(row.agent_lost).toBe(row.agent_edits_after);
+      expect(row.person_edits_after).toBeGreaterThan(0);
+      // Every trial has at least one later edit, so every restored deck is wrong somewhere.
+      expect(row.trials_wrong).toBe(row.trials);
+      expect(row.calls).toBe(row.trials);
+    }
+  });
+
+  it("(c) the agent's rewrite from memory leaves wrong content where the person edited a damaged slide after the agent read it, and puts a deleted slide at the end", () => {
+    const rows = takeBack().rows.filter((r) => r.strategy === "rewrite");
+    for (const row of rows) {
+      expect(row.stale_reads, `${row.mistake} after ${row.delay}`).toBeGreaterThan(0);
+      // A stale read is a wrong slide left: every such trial is among the wrong ones.
+      expect(row.trials_wrong).toBeGreaterThanOrEqual(row.stale_reads);
+      expect(row.wrong_slides).toBeGreaterThan(0);
+    }
+    for (const row of rows.filter((r) => r.mistake === "overwrite")) expect(row.person_lost).toBeGreaterThan(0);
+    for (const row of rows.filter((r) => r.mistake === "delete")) {
+      // Added again, not brought back: at the end of the deck unless it was the last slide.
+      expect(row.out_of_order).toBeGreaterThan(row.trials / 2);
+      expect(row.person_lost).toBe(0);
+    }
+  });
+
+  it("gives the same figures in any split of its trials", () => {
+    const config = { ...revertConfig({ trials: 100 }), delays: [5] };
+    const whole = revertResult(config, revertChunks(config, 20).map((c) => runRevertChunk(config, c)));
+    const sliced = revertResult(config, revertChunks(config, 3).map((c) => runRevertChunk(config, c)).reverse());
+    expect(sliced).toEqual(whole);
+  });
+});
+
 /** The in-process World behind the edge of a live run: every agent step's arguments parsed by the tool's input schema first. */
 class EdgeWorld extends World {
   readonly refused: { tool: string; args: unknown; problems: string[] }[] = [];
@@ -332,6 +402,7 @@ describe("reproducible runs", () => {
     expect(b.sources?.rows).not.toEqual(a.sources?.rows);
     expect(b.outline?.rows).not.toEqual(a.outline?.rows);
     expect(b.conflicts?.rows).not.toEqual(a.conflicts?.rows);
+    expect(b.revert?.rows).not.toEqual(a.revert?.rows);
   });
 
   it("running the jobs in any order or split (as --live runs units side by side) changes no figure", () => {
@@ -359,12 +430,12 @@ describe("the output", () => {
   it("prints every experiment's heading, table and note; --json has one key per experiment with its rows", () => {
     const results = runExperiments({ trials: 100 }, ALL);
     const text = renderMarkdown(sections(results, ALL));
-    for (const n of [1, 2, 3, 4, 5, 6]) expect(text).toContain(`### ${n}. `);
-    for (const column of ["correct deck", "wrong deck", "not found", "passed version check", "tabs, total", "calls, total", "stored sources", "duplicates per session", "caught by new URL()", "writes per deck", "request bytes per deck", "conflicts per deck", "answer bytes per deck", "re-reads", "decks exactly right"]) {
+    for (const n of [1, 2, 3, 4, 5, 6, 7]) expect(text).toContain(`### ${n}. `);
+    for (const column of ["correct deck", "wrong deck", "not found", "passed version check", "tabs, total", "calls, total", "stored sources", "duplicates per session", "caught by new URL()", "writes per deck", "request bytes per deck", "conflicts per deck", "answer bytes per deck", "re-reads", "decks exactly right", "person's later edits lost", "wrong slides left (mean)", "revert refused: revert_conflict"]) {
       expect(text).toContain(column);
     }
     const json = toJson(results, ALL);
-    expect(Object.keys(json)).toEqual(["handles", "version_vs_target", "idempotency_order", "source_keys", "outline_vs_slide_by_slide", "conflict_changes"]);
+    expect(Object.keys(json)).toEqual(["handles", "version_vs_target", "idempotency_order", "source_keys", "outline_vs_slide_by_slide", "conflict_changes", "take_back"]);
     for (const value of Object.values(json)) expect((value as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
   });
 
