@@ -226,7 +226,10 @@ export function indexTouches(store: NoteStore, version: number, steps: readonly 
 /** The index keys whose last version tells whether a change that touched `touch` was touched since. */
 function probeKeys(version: number, touch: ChangeTouch): string[] {
   // `rev:{version}`: a revert of this change that is in effect (it was taken back already).
-  return [`rev:${version}`, ...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
+  // A revert's own `rev:` marks too: it put back (or took away) a change's effect, and a later revert of that change undid it
+  // (a redo, then the change taken back once more): its item keys say nothing then, as reverts only put keys back.
+  const marks = Object.keys(touch.wrote ?? {}).filter((key) => key.startsWith("rev:") && key !== `rev:${version}`);
+  return [`rev:${version}`, ...marks, ...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
 }
 
 /** Whether a change after `version` touched what `touch` did: one read of the index per key, whatever the Note's size or the log's length. */

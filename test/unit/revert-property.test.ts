@@ -8,7 +8,8 @@
  * - an earlier change taken back puts back what it touched (each slide and row it touched
  *   as before it, or gone when it added it) and changes nothing else; a refused revert
  *   leaves every table byte-identical;
- * - `list_note_changes` says `revertible` exactly when a revert then succeeds.
+ * - `list_note_changes` says `revertible` exactly when a revert then succeeds, also for
+ *   reverts left in place (a revert's revert, a change taken back again after a redo).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -162,6 +163,8 @@ function apply(w: World, step: Step): void {
       return revertLatest(w);
     case "revert_earlier":
       return revertEarlier(w, step.a);
+    case "revert_and_keep":
+      return revertAndKeep(w, step.a);
   }
 }
 
@@ -247,9 +250,25 @@ function revertEarlier(w: World, at: number): void {
   expect(content(w.store)).toEqual(now);
 }
 
+/** Any change of the log taken back and left so (a revert's revert, a change taken back again after a redo): revertible says whether it goes; a refusal writes nothing. */
+function revertAndKeep(w: World, at: number): void {
+  const page = w.note.execute(APP, "list_changes", { since_version: 0, limit: 200 });
+  if (!page.ok) throw new Error(JSON.stringify(page.error));
+  const chosen = page.value.changes[at % page.value.changes.length];
+  if (chosen === undefined) return;
+  const tablesBefore = JSON.stringify(w.store.tables());
+  const done = revert(w, chosen.version, at % 2 === 0 ? AGENT : APP);
+  if (done.ok) expect(chosen.revertible, `${JSON.stringify(chosen)} was taken back`).toBe(true);
+  else {
+    expect(JSON.stringify(w.store.tables())).toBe(tablesBefore);
+    if (done.error.code !== "limit_exceeded") expect(chosen.revertible, `${JSON.stringify(chosen)} refused as ${JSON.stringify(done.error)}`).toBe(false);
+  }
+}
+
 const OPS = [
   "slide_update", "slide_add", "slide_delete", "slide_move", "set_slides", "rows_append", "row_update", "row_delete", "row_move", "columns_add",
   "add_tab", "rename_tab", "move_tab", "delete_tab", "set_markdown", "rename_note", "add_source", "add_file", "revert_latest", "revert_latest", "revert_earlier", "revert_earlier", "revert_earlier",
+  "revert_and_keep", "revert_and_keep", "revert_and_keep",
 ];
 
 const steps = fc.array(

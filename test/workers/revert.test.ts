@@ -171,6 +171,24 @@ describe("the refusals, each writing nothing", () => {
     const flags = Object.fromEntries(page.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
     expect([flags[1], flags[2], flags[first], flags[second], flags[third]]).toEqual([false, false, false, true, true]);
   });
+
+  it("a redo undone by taking the change back again is not revertible, and the flag agrees with the revert", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["One", "Two"]);
+    const update = await agentEdit(noteId, "a", { tab_id: tabId, operation: "slide_update", slide_id: slideIds[0], body: "x" });
+    const reverted = await undo(noteId, update);
+    const redo = await undo(noteId, reverted);
+    // The update taken back once more, by a second revert of it: the redo's effect is gone.
+    const again = await undo(noteId, update);
+    const page = await ok("list_note_changes", { note_id: noteId, since_version: update - 1 });
+    const flags = Object.fromEntries(page.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
+    expect([flags[update], flags[reverted], flags[redo], flags[again]]).toEqual([false, false, false, true]);
+    const before = await dump(noteId);
+    const refused = await api("POST", `/notes/${noteId}/changes/${redo}/revert`, { expected_version: again });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "revert_conflict", version: redo, changes: [expect.objectContaining({ version: again, reverts: update })] });
+    expect(await dump(noteId)).toEqual(before);
+  });
 });
 
 describe("every kind of content change, taken back and redone", () => {
