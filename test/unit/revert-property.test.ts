@@ -286,4 +286,31 @@ describe("taking changes back in generated histories (memory store)", () => {
       { numRuns: RUNS, seed: 20261202 },
     );
   });
+
+  // Histories other seeds found, where revertible said true and the revert was refused: a revert left in a tab whose
+  // creation was taken back since; a file's revert whose key a later revert put back below it.
+  const found: Step[][] = [
+    [
+      { op: "row_delete", a: 0, b: 0, text: "" },
+      { op: "revert_and_keep", a: 39, b: 0, text: "" },
+      { op: "revert_and_keep", a: 39, b: 0, text: "" },
+      { op: "revert_earlier", a: 5, b: 0, text: "" },
+    ],
+    [
+      { op: "add_file", a: 0, b: 0, text: "" },
+      { op: "row_move", a: 0, b: 46, text: "" },
+      { op: "revert_earlier", a: 28, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "Done" },
+      { op: "revert_earlier", a: 22, b: 0, text: "" },
+      { op: "revert_and_keep", a: 7, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "" },
+      { op: "set_slides", a: 0, b: 0, text: "" },
+      { op: "revert_earlier", a: 24, b: 0, text: "" },
+    ],
+  ];
+  it.each(found.map((history, i) => [i + 1, history] as const))("found history %i: revertible agrees with the revert", (_n, history) => {
+    const w = world();
+    for (const step of history) apply(w, step);
+  });
 });
