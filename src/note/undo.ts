@@ -71,6 +71,12 @@ export interface ChangeTouch {
   /** What the change wrote in the touch index, by key, and what each key held before. */
   wrote?: Record<string, number>;
   prev?: Record<string, number>;
+  /**
+   * A revert's: what each key its conflict check reads held once it committed. A revert only puts keys
+   * back, so a later revert can put a key below this revert's version (a tab it worked in taken away by
+   * taking back the tab's creation): any key not as it was then means a later change touched it.
+   */
+  seen?: Record<string, number>;
 }
 
 /** The trash of the change committing as `version`: a tab ID no tab has (tab IDs never start with "~"). */
@@ -214,24 +220,58 @@ export function indexTouches(store: NoteStore, version: number, steps: readonly 
       prev[key] = held;
       writes.push([key, reverting.touch.prev?.[key] ?? 0]);
     }
+    // What this revert takes away (a slide or row the change added, a tab it created, or what a redo had brought back) is its
+    // own effect, not a key put back: an earlier revert in that tab or of those items, left in place, could not be redone now.
+    // Not `tab:` nor a whole deck's `whole:` (a replaced deck put back cancels out), but a tab taken away is `whole:` too.
+    const gone = [
+      ...new Set(
+        steps.flatMap((step) => {
+          if (step.do !== "items_remove" && step.do !== "tab_remove") return [];
+          const touch = touchOf([step]);
+          return [...touch.keys, ...(step.do === "tab_remove" ? (touch.whole ?? []).map((tab) => `whole:${tab}`) : [])];
+        }),
+      ),
+    ];
+    const before = gone.length === 0 ? new Map<string, number>() : store.lastTouches(gone.filter((key) => prev[key] === undefined));
+    for (const key of gone) {
+      prev[key] ??= before.get(key) ?? 0;
+      const at = writes.findIndex(([k]) => k === key);
+      if (at >= 0) writes.splice(at, 1);
+      writes.push([key, version]);
+    }
     // The change taken back is no longer in effect: taking it back again conflicts with this revert, until this one is taken back.
     const mark = `rev:${reverting.version}`;
     prev[mark] = store.lastTouches([mark]).get(mark) ?? 0;
     writes.push([mark, version]);
   }
   if (writes.length > 0) store.writeTouches(writes);
-  return { ...touchOf(steps), wrote: Object.fromEntries(writes), prev };
+  const touch: ChangeTouch = { ...touchOf(steps), wrote: Object.fromEntries(writes), prev };
+  if (reverting !== undefined) {
+    const wrote = touch.wrote ?? {};
+    const probed = probeKeys(version, touch);
+    const unread = probed.filter((key) => wrote[key] === undefined && key !== `rev:${version}`);
+    const held = unread.length === 0 ? new Map<string, number>() : store.lastTouches(unread);
+    touch.seen = Object.fromEntries(probed.map((key) => [key, wrote[key] ?? held.get(key) ?? 0]));
+  }
+  return touch;
 }
 
 /** The index keys whose last version tells whether a change that touched `touch` was touched since. */
 function probeKeys(version: number, touch: ChangeTouch): string[] {
   // `rev:{version}`: a revert of this change that is in effect (it was taken back already).
-  return [`rev:${version}`, ...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
+  // A revert's own `rev:` marks too: it put back (or took away) a change's effect, and a later revert of that change undid it
+  // (a redo, then the change taken back once more): its item keys say nothing then, as reverts only put keys back.
+  const marks = Object.keys(touch.wrote ?? {}).filter((key) => key.startsWith("rev:") && key !== `rev:${version}`);
+  return [`rev:${version}`, ...marks, ...touch.keys, ...(touch.tabs ?? []).map((tab) => `whole:${tab}`), ...(touch.whole ?? []).map((tab) => `tab:${tab}`)];
 }
 
 /** Whether a change after `version` touched what `touch` did: one read of the index per key, whatever the Note's size or the log's length. */
 function touchedSince(last: ReadonlyMap<string, number>, version: number, touch: ChangeTouch): boolean {
-  return probeKeys(version, touch).some((key) => (last.get(key) ?? 0) > version);
+  const seen = touch.seen ?? {};
+  return probeKeys(version, touch).some((key) => {
+    const now = last.get(key) ?? 0;
+    return now > version || (seen[key] !== undefined && now !== seen[key]);
+  });
 }
 
 /** The versions after `version` whose change touched what `touch` did, oldest first: read from the log, only when a revert is refused. */

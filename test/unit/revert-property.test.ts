@@ -8,7 +8,8 @@
  * - an earlier change taken back puts back what it touched (each slide and row it touched
  *   as before it, or gone when it added it) and changes nothing else; a refused revert
  *   leaves every table byte-identical;
- * - `list_note_changes` says `revertible` exactly when a revert then succeeds.
+ * - `list_note_changes` says `revertible` exactly when a revert then succeeds, also for
+ *   reverts left in place (a revert's revert, a change taken back again after a redo).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -162,6 +163,8 @@ function apply(w: World, step: Step): void {
       return revertLatest(w);
     case "revert_earlier":
       return revertEarlier(w, step.a);
+    case "revert_and_keep":
+      return revertAndKeep(w, step.a);
   }
 }
 
@@ -247,9 +250,25 @@ function revertEarlier(w: World, at: number): void {
   expect(content(w.store)).toEqual(now);
 }
 
+/** Any change of the log taken back and left so (a revert's revert, a change taken back again after a redo): revertible says whether it goes; a refusal writes nothing. */
+function revertAndKeep(w: World, at: number): void {
+  const page = w.note.execute(APP, "list_changes", { since_version: 0, limit: 200 });
+  if (!page.ok) throw new Error(JSON.stringify(page.error));
+  const chosen = page.value.changes[at % page.value.changes.length];
+  if (chosen === undefined) return;
+  const tablesBefore = JSON.stringify(w.store.tables());
+  const done = revert(w, chosen.version, at % 2 === 0 ? AGENT : APP);
+  if (done.ok) expect(chosen.revertible, `${JSON.stringify(chosen)} was taken back`).toBe(true);
+  else {
+    expect(JSON.stringify(w.store.tables())).toBe(tablesBefore);
+    if (done.error.code !== "limit_exceeded") expect(chosen.revertible, `${JSON.stringify(chosen)} refused as ${JSON.stringify(done.error)}`).toBe(false);
+  }
+}
+
 const OPS = [
   "slide_update", "slide_add", "slide_delete", "slide_move", "set_slides", "rows_append", "row_update", "row_delete", "row_move", "columns_add",
   "add_tab", "rename_tab", "move_tab", "delete_tab", "set_markdown", "rename_note", "add_source", "add_file", "revert_latest", "revert_latest", "revert_earlier", "revert_earlier", "revert_earlier",
+  "revert_and_keep", "revert_and_keep", "revert_and_keep",
 ];
 
 const steps = fc.array(
@@ -266,5 +285,32 @@ describe("taking changes back in generated histories (memory store)", () => {
       }),
       { numRuns: RUNS, seed: 20261202 },
     );
+  });
+
+  // Histories other seeds found, where revertible said true and the revert was refused: a revert left in a tab whose
+  // creation was taken back since; a file's revert whose key a later revert put back below it.
+  const found: Step[][] = [
+    [
+      { op: "row_delete", a: 0, b: 0, text: "" },
+      { op: "revert_and_keep", a: 39, b: 0, text: "" },
+      { op: "revert_and_keep", a: 39, b: 0, text: "" },
+      { op: "revert_earlier", a: 5, b: 0, text: "" },
+    ],
+    [
+      { op: "add_file", a: 0, b: 0, text: "" },
+      { op: "row_move", a: 0, b: 46, text: "" },
+      { op: "revert_earlier", a: 28, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "Done" },
+      { op: "revert_earlier", a: 22, b: 0, text: "" },
+      { op: "revert_and_keep", a: 7, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "" },
+      { op: "slide_update", a: 0, b: 0, text: "" },
+      { op: "set_slides", a: 0, b: 0, text: "" },
+      { op: "revert_earlier", a: 24, b: 0, text: "" },
+    ],
+  ];
+  it.each(found.map((history, i) => [i + 1, history] as const))("found history %i: revertible agrees with the revert", (_n, history) => {
+    const w = world();
+    for (const step of history) apply(w, step);
   });
 });

@@ -171,6 +171,46 @@ describe("the refusals, each writing nothing", () => {
     const flags = Object.fromEntries(page.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
     expect([flags[1], flags[2], flags[first], flags[second], flags[third]]).toEqual([false, false, false, true, true]);
   });
+
+  it("a redo undone by taking the change back again is not revertible, and the flag agrees with the revert", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["One", "Two"]);
+    const update = await agentEdit(noteId, "a", { tab_id: tabId, operation: "slide_update", slide_id: slideIds[0], body: "x" });
+    const reverted = await undo(noteId, update);
+    const redo = await undo(noteId, reverted);
+    // The update taken back once more, by a second revert of it: the redo's effect is gone.
+    const again = await undo(noteId, update);
+    const page = await ok("list_note_changes", { note_id: noteId, since_version: update - 1 });
+    const flags = Object.fromEntries(page.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
+    expect([flags[update], flags[reverted], flags[redo], flags[again]]).toEqual([false, false, false, true]);
+    const before = await dump(noteId);
+    const refused = await api("POST", `/notes/${noteId}/changes/${redo}/revert`, { expected_version: again });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "revert_conflict", version: redo, changes: [expect.objectContaining({ version: again, reverts: update })] });
+    expect(await dump(noteId)).toEqual(before);
+  });
+
+  it("a revert left in a tab whose creation was then taken back is not revertible, and the flag agrees with the revert", async () => {
+    const { noteId } = await newNote();
+    const { tabId, rowIds } = await sheet(noteId);
+    const created = await versionOf(noteId);
+    const deleted = await agentEdit(noteId, "drop a", { tab_id: tabId, operation: "row_delete", row_id: rowIds[0] });
+    const back = await undo(noteId, deleted);
+    // The row's delete and its revert cancel out: the Sheet's creation can be taken back, and the Sheet goes.
+    const gone = await undo(noteId, created);
+    const page = await ok("list_note_changes", { note_id: noteId, since_version: created - 1 });
+    const flags = Object.fromEntries(page.changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
+    expect([flags[created], flags[deleted], flags[back], flags[gone]]).toEqual([false, false, false, true]);
+    const before = await dump(noteId);
+    const refused = await api("POST", `/notes/${noteId}/changes/${back}/revert`, { expected_version: gone });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "revert_conflict", version: back, changes: [expect.objectContaining({ version: gone, reverts: created })] });
+    expect(await dump(noteId)).toEqual(before);
+    // The Sheet brought back, the row's revert can be taken back again.
+    await undo(noteId, gone);
+    const now = await ok("list_note_changes", { note_id: noteId, since_version: back - 1 });
+    expect(now.changes[0]).toMatchObject({ version: back, revertible: true });
+  });
 });
 
 describe("every kind of content change, taken back and redone", () => {
