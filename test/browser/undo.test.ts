@@ -3,7 +3,7 @@
  * an agent's slide update appears with an Undo button; "Show what changed"
  * shows its before and after; Undo from the keyboard brings the old body back
  * (the page and `GET /api/v1/notes/:id` agree) and the revert's own line offers
- * Redo; the person's own edit on the page is undone the same way; and a
+ * Redo, which brings the agent's draft back; the person's own edit on the page is undone the same way; and a
  * conflict (the person changed the slide since) is told in words naming the
  * person's later change, the Note left as it was. At 360 px nothing scrolls
  * sideways.
@@ -105,6 +105,16 @@ describe("the person takes a change back from the feed", () => {
       expect(await agentLine.locator(".undo-hint").isVisible()).toBe(true);
       expect(await page.locator("#status").textContent()).toBe(`Undo v${agent.version}: done, version ${agent.version + 1}.`);
 
+      // Redo: the agent's draft is back; the redo's own line is an Undo again (its target is a revert).
+      await expect.poll(() => revertLine.locator(".undo-box").getAttribute("data-revertible"), WAIT).toBe("true");
+      await tabTo(page, `#feed li[data-version="${agent.version + 1}"] button.undo`);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => bodies(noteId, tabId), WAIT).toEqual(["The agent's draft", "Old what"]);
+      await expect.poll(() => bodiesOn(page), WAIT).toEqual(["The agent's draft", "Old what"]);
+      const redoLine = lineOf(page, agent.version + 2);
+      await redoLine.waitFor(WAIT);
+      expect(await redoLine.locator("button.undo").textContent()).toBe("Undo");
+
       // The person edits a slide's body on the page, then undoes it.
       await tabTo(page, '[aria-label="Edit slide 2: What"]');
       await page.keyboard.press("Enter");
@@ -112,7 +122,7 @@ describe("the person takes a change back from the feed", () => {
       await retype(page, "The person's what");
       await tabTo(page, '[aria-label="Save slide 2: What"]');
       await page.keyboard.press("Enter");
-      await expect.poll(() => bodies(noteId, tabId), WAIT).toEqual(["Old why", "The person's what"]);
+      await expect.poll(() => bodies(noteId, tabId), WAIT).toEqual(["The agent's draft", "The person's what"]);
       const edit = (await deckOf(noteId, tabId)).version;
       const editLine = lineOf(page, edit);
       await editLine.waitFor(WAIT);
@@ -120,8 +130,8 @@ describe("the person takes a change back from the feed", () => {
       await expect.poll(() => editLine.locator(".undo-box").getAttribute("data-revertible"), WAIT).toBe("true");
       await tabTo(page, `#feed li[data-version="${edit}"] button.undo`);
       await page.keyboard.press("Enter");
-      await expect.poll(() => bodies(noteId, tabId), WAIT).toEqual(["Old why", "Old what"]);
-      await expect.poll(() => bodiesOn(page), WAIT).toEqual(["Old why", "Old what"]);
+      await expect.poll(() => bodies(noteId, tabId), WAIT).toEqual(["The agent's draft", "Old what"]);
+      await expect.poll(() => bodiesOn(page), WAIT).toEqual(["The agent's draft", "Old what"]);
       expect(page.problems).toEqual([]);
 
       // A conflict: the agent changes a slide, the person changes the same slide since; Undo of the agent's change is refused in words.

@@ -18,11 +18,11 @@ import { markRevertible, undoControls } from "./undo.js";
 /** How many of the newest entries a read of the log asks for (the first read, and each re-read of the flags). */
 const LOG_PAGE = 50;
 
-/** The log's newest page: its entries and the Note's version it was read at; null when it could not be read. */
-async function readLog(version: number): Promise<{ version: number; changes: ChangeEntry[] } | null> {
+/** The log's newest page: its entries and the Note's version it was read at; null when it could not be read (said unless `quiet`). */
+async function readLog(version: number, quiet = false): Promise<{ version: number; changes: ChangeEntry[] } | null> {
   const answer = await api<{ version: number; changes: ChangeEntry[] }>("GET", `/changes?since_version=${Math.max(0, version - LOG_PAGE)}&limit=${LOG_PAGE}`);
   if (!answer.ok) {
-    if (answer.status !== 401) say(`Could not read the activity: ${answer.error.message}`);
+    if (answer.status !== 401 && !quiet) say(`Could not read the activity: ${answer.error.message}`);
     return null;
   }
   for (const entry of answer.value.changes) if (entry.revertible !== undefined) revertible.set(entry.version, entry.revertible);
@@ -55,16 +55,20 @@ function refreshFlagsSoon(): void {
   flagsTimer = setTimeout(() => {
     flagsTimer = undefined;
     flagsReading = true;
-    void readLog(feedShown)
-      .then(() => {
+    // In the background: a failed read is not told (the flags stay as they were; Undo asks the server anyway).
+    void readLog(feedShown, true)
+      .then((log) => {
+        flagsReading = false;
+        // Not read: tried again at the next change, not in a loop.
+        if (log === null) return;
         const oldest = Math.min(...feed.keys());
         for (const version of revertible.keys()) if (version < oldest) revertible.delete(version);
         markLines();
-      })
-      .finally(() => {
-        flagsReading = false;
         // Newer changes came while it read: their flags too.
         if (feedShown > flagsAt) refreshFlagsSoon();
+      })
+      .catch(() => {
+        flagsReading = false;
       });
   }, 300);
 }
