@@ -5,8 +5,8 @@
  * (the page and `GET /api/v1/notes/:id` agree) and the revert's own line offers
  * Redo, which brings the agent's draft back; the person's own edit on the page is undone the same way; and a
  * conflict (the person changed the slide since) is told in words naming the
- * person's later change, the Note left as it was. At 360 px nothing scrolls
- * sideways.
+ * person's later change, the Note left as it was. At 360 px, with a clipped
+ * text shown (its whole length said), nothing scrolls sideways.
  */
 import type { Client } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
@@ -37,6 +37,8 @@ async function deckOf(noteId: string, tabId: string): Promise<{ version: number;
   return { version: note.version, slides: note.tabs.find((tab) => tab.id === tabId)?.slides ?? [] };
 }
 
+/** A body over the 2,000 characters "Show what changed" shows, in one unbroken word (it must wrap at 360 px). */
+const LONG = "w".repeat(2500);
 const lineOf = (page: Page, version: number) => page.locator(`#feed li[data-version="${version}"]`);
 const bodies = async (noteId: string, tabId: string) => (await deckOf(noteId, tabId)).slides.map((slide) => slide.body);
 /** The slides' bodies as the page shows them. */
@@ -135,7 +137,7 @@ describe("the person takes a change back from the feed", () => {
       expect(page.problems).toEqual([]);
 
       // A conflict: the agent changes a slide, the person changes the same slide since; Undo of the agent's change is refused in words.
-      const agent2 = await call(client, "edit_note_tab", { note_id: noteId, expected_version: (await deckOf(noteId, tabId)).version, idempotency_key: "agent-2", tab_id: tabId, operation: "slide_update", slide_id: what.id, body: "The agent's what" });
+      const agent2 = await call(client, "edit_note_tab", { note_id: noteId, expected_version: (await deckOf(noteId, tabId)).version, idempotency_key: "agent-2", tab_id: tabId, operation: "slide_update", slide_id: what.id, body: LONG });
       const person = await h.people.request("PATCH", `/notes/${noteId}/tabs/${tabId}/slides/${what.id}`, { body: "The person's second what", expected_version: agent2.version });
       expect(person.status, JSON.stringify(person.body)).toBe(200);
       const personVersion = (person.body as { version: number }).version;
@@ -158,7 +160,13 @@ describe("the person takes a change back from the feed", () => {
       await tabTo(page, `#feed li[data-version="${agent2.version}"] summary`);
       await page.keyboard.press("Enter");
       await expect.poll(() => lineOf(page, agent2.version).locator(".changed").getAttribute("data-state"), WAIT).toBe("shown");
+      const long = lineOf(page, agent2.version).locator(".changed");
+      expect(await long.locator("dt").allTextContents()).toEqual(["Body, before", "Body, after"]);
+      expect(await long.locator("dd pre").allTextContents()).toEqual(["Old what", "w".repeat(2000)]);
+      expect(await long.locator(".clipped").allTextContents()).toEqual([expect.stringMatching(/^Clipped: the whole text has 2.?500 characters\.$/)]);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+      // Nor the feed's own box (it scrolls up and down, never sideways).
+      expect(await page.evaluate(() => { const feed = document.getElementById("feed") as HTMLElement; return feed.scrollWidth - feed.clientWidth; })).toBe(0);
       await shot(page, "page-undo.png", "#activity");
       expect(page.problems).toEqual([]);
     } finally {
