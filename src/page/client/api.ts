@@ -97,7 +97,7 @@ export function write<T extends { version: number }>(
   const key = `${method} ${path} ${JSON.stringify(body)}`;
   const running = inFlight.get(key);
   if (running !== undefined) return running;
-  const sent = send(what, method, path, body, done, onConflict).finally(() => inFlight.delete(key));
+  const sent = send(what, method, path, body, done, onConflict, refused).finally(() => inFlight.delete(key));
   inFlight.set(key, sent);
   return sent;
 }
@@ -112,6 +112,7 @@ async function send<T extends { version: number }>(
   body: Record<string, unknown>,
   done?: (value: T) => void,
   onConflict?: (conflict: Conflict) => void,
+  refused?: (error: ApiError) => string | undefined,
 ): Promise<boolean> {
   if (page.note === null || page.stopped) return false;
   const version = page.note.version;
