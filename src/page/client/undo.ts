@@ -214,7 +214,7 @@ export function undoControls(entry: ChangeEntry, revertible: boolean | undefined
     if (details.open) void showChanged(entry, changed);
   });
   button.addEventListener("click", () => void undo(entry, verb, said));
-  const box = h("div", { class: "undo-box" }, button, hint, details, said);
+  const box = h("div", { class: "undo-box" }, button, hint, said, details);
   markRevertible(box, revertible);
   return box;
 }
