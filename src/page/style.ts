@@ -86,6 +86,21 @@ label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 
 .feed li.fresh { background: var(--fresh); animation: feed-fresh 4s ease-out; }
 @keyframes feed-fresh { from { background: var(--fresh-strong); } to { background: var(--fresh); } }
 @media (prefers-reduced-motion: reduce) { .feed li.fresh { animation: none; } }
+.feed .undo-box { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.5rem; margin-top: 0.25rem; }
+.feed .undo-box button.undo { min-height: 2rem; padding: 0.1rem 0.6rem; }
+.feed .undo-hint { color: var(--muted); font-size: 0.8rem; }
+.feed .undo-said { flex-basis: 100%; margin: 0; color: #b3261e; }
+@media (prefers-color-scheme: dark) { .feed .undo-said { color: #ffb4ab; } }
+.feed details.what-changed { min-width: 0; }
+.feed details.what-changed[open] { flex-basis: 100%; }
+.feed details.what-changed summary { cursor: pointer; color: var(--accent); min-height: 2rem; display: flex; align-items: center; }
+.feed .changed { background: var(--panel); border-radius: 6px; padding: 0.35rem 0.5rem; }
+.feed .changed-head { margin: 0.25rem 0; }
+.feed .changed dl { margin: 0; }
+.feed .changed dt { color: var(--muted); font-size: 0.8rem; }
+.feed .changed dd { margin: 0 0 0.35rem 0.5rem; min-width: 0; }
+.feed .changed pre { margin: 0; font: inherit; white-space: pre-wrap; overflow-wrap: anywhere; }
+.feed .changed .clipped { display: block; color: var(--muted); font-size: 0.8rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .attachment-form { display: none; margin: 0.5rem 0 1rem; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
 #tab-panel[data-tab-id="sources"] #cite-source, #tab-panel[data-tab-id="files"] #add-file { display: block; }

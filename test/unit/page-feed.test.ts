@@ -31,6 +31,12 @@ describe("describeChange", () => {
     expect(describeChange({ version: 9, at, actor: alice, operation: "delete_tab", tab_id: "sheet-1-x", tab_label: "Costs" })).toMatchObject({ gone: true, tab: { name: "“Costs”" } });
   });
 
+  it("names the change a revert took back, and the tab it took it back in", () => {
+    const revert: ChangeEntry = { version: 9, at, actor: alice, operation: "revert_change", reverts: 7, tab_id: "slides-1-x", slide_ids: ["s1"], tab_label: "Q3" };
+    expect(lineText(describeChange(revert))).toBe("alice took back v7 in “Q3” (slides-1-x): 1 slide");
+    expect(lineText(describeChange({ version: 10, at, actor: claude, operation: "revert_change", reverts: 8 }))).toBe("Claude took back v8");
+  });
+
   it("shows an entry from before the log kept names by its IDs alone", () => {
     expect(lineText(describeChange({ version: 4, at, actor: alice, operation: "rename_tab", tab_id: "slides-1-x" }))).toBe("alice renamed tab slides-1-x");
     expect(lineText(describeChange({ version: 5, at, actor: claude, operation: "add_source", tab_id: "sources", source_id: "source-1" }))).toBe("Claude added a source source-1");

@@ -80,7 +80,8 @@ export function conflictInWords(conflict: Conflict): string {
 /**
  * One write through the person's API with the version the person is looking at; `done` runs on
  * success, before the re-read shows it. A conflict re-reads, then goes to `onConflict` when given
- * (which tells the person), else is said in general words. Answers whether it was done.
+ * (which tells the person), else is said in general words; any other refusal in `refused`'s words when it
+ * has some, else as `errorInWords` says it. Answers whether it was done.
  */
 export function write<T extends { version: number }>(
   what: string,
@@ -89,13 +90,14 @@ export function write<T extends { version: number }>(
   body: Record<string, unknown> = {},
   done?: (value: T) => void,
   onConflict?: (conflict: Conflict) => void,
+  refused?: (error: ApiError) => string | undefined,
 ): Promise<boolean> {
   // A double click sends the same write twice: the second would carry the same version and meet the first as a
   // conflict nobody made. While one is under way, the same write again is that one.
   const key = `${method} ${path} ${JSON.stringify(body)}`;
   const running = inFlight.get(key);
   if (running !== undefined) return running;
-  const sent = send(what, method, path, body, done, onConflict).finally(() => inFlight.delete(key));
+  const sent = send(what, method, path, body, done, onConflict, refused).finally(() => inFlight.delete(key));
   inFlight.set(key, sent);
   return sent;
 }
@@ -110,6 +112,7 @@ async function send<T extends { version: number }>(
   body: Record<string, unknown>,
   done?: (value: T) => void,
   onConflict?: (conflict: Conflict) => void,
+  refused?: (error: ApiError) => string | undefined,
 ): Promise<boolean> {
   if (page.note === null || page.stopped) return false;
   const version = page.note.version;
@@ -141,6 +144,6 @@ async function send<T extends { version: number }>(
     say(`${what}: no answer from the server, so it may or may not be done; the page shows the Note as it is now.`);
     return false;
   }
-  if (answer.status !== 401) say(`${what}: not done. ${errorInWords(answer.error)}`);
+  if (answer.status !== 401) say(`${what}: not done. ${refused?.(answer.error) ?? errorInWords(answer.error)}`);
   return false;
 }

@@ -4,23 +4,85 @@
  * one line each (feed.ts words them), at most FEED_SHOWN of them. An entry
  * that arrives while the page is open is highlighted for a few seconds and
  * announced in a polite live region; each line that names a tab links to the
- * page opened on it.
+ * page opened on it. Each content change's line can be taken back (undo.ts):
+ * the log's `revertible` flags are kept here, read with the first page of the
+ * log and again, the newest page only, after each change the page is told of.
  */
 import { api } from "./api.js";
 import { $, h, say } from "./dom.js";
 import { describeChange, lineText, namedText, whenText, type FeedLine, type Named } from "./feed.js";
-import { feed, noteId } from "./state.js";
+import { feed, noteId, page } from "./state.js";
 import type { ChangeEntry } from "./types.js";
+import { markRevertible, undoControls } from "./undo.js";
+
+/** How many of the newest entries a read of the log asks for (the first read, and each re-read of the flags). */
+const LOG_PAGE = 50;
+
+/** The log's newest page: its entries and the Note's version it was read at; null when it could not be read (said unless `quiet`). */
+async function readLog(version: number, quiet = false): Promise<{ version: number; changes: ChangeEntry[] } | null> {
+  const answer = await api<{ version: number; changes: ChangeEntry[] }>("GET", `/changes?since_version=${Math.max(0, version - LOG_PAGE)}&limit=${LOG_PAGE}`);
+  if (!answer.ok) {
+    if (answer.status !== 401 && !quiet) say(`Could not read the activity: ${answer.error.message}`);
+    return null;
+  }
+  for (const entry of answer.value.changes) if (entry.revertible !== undefined) revertible.set(entry.version, entry.revertible);
+  flagsAt = Math.max(flagsAt, answer.value.version);
+  return answer.value;
+}
 
 /** The last 50 entries of the change log, for the feed. */
 export async function loadFeed(version: number): Promise<void> {
-  const answer = await api<{ changes: ChangeEntry[] }>("GET", `/changes?since_version=${Math.max(0, version - 50)}&limit=50`);
-  if (!answer.ok) {
-    if (answer.status !== 401) say(`Could not read the activity: ${answer.error.message}`);
-    return;
-  }
-  for (const entry of answer.value.changes) feed.set(entry.version, entry);
+  const log = await readLog(version);
+  if (log === null) return;
+  for (const entry of log.changes) feed.set(entry.version, entry);
   renderFeed();
+}
+
+/**
+ * Whether each entry can be taken back now, by version, as the log last said (the socket's entries do not say:
+ * docs/live.md). A change may turn an earlier entry's flag false (it touched the same item) or true (it took
+ * back the change in the way), so after each change the newest page of the log is read again for its flags.
+ */
+const revertible = new Map<number, boolean>();
+/** The Note's version the flags were last read at; 0 before the first read. */
+let flagsAt = 0;
+let flagsTimer: ReturnType<typeof setTimeout> | undefined;
+let flagsReading = false;
+
+/** Reads the flags again soon, once for a burst of changes, one read at a time. */
+function refreshFlagsSoon(): void {
+  if (flagsTimer !== undefined || flagsReading || flagsAt === 0 || page.stopped) return;
+  flagsTimer = setTimeout(() => {
+    flagsTimer = undefined;
+    flagsReading = true;
+    // In the background: a failed read is not told (the flags stay as they were; Undo asks the server anyway).
+    void readLog(feedShown, true)
+      .then((log) => {
+        flagsReading = false;
+        // Not read: tried again at the next change, not in a loop.
+        if (log === null) return;
+        const oldest = Math.min(...feed.keys());
+        for (const version of revertible.keys()) if (version < oldest) revertible.delete(version);
+        markLines();
+        // Newer changes came while it read: their flags too.
+        if (feedShown > flagsAt) refreshFlagsSoon();
+      })
+      .catch(() => {
+        flagsReading = false;
+      });
+  }, 300);
+}
+
+/** Marks every line's Undo as the flags say. */
+function markLines(): void {
+  for (const box of $("feed").querySelectorAll<HTMLElement>(".undo-box")) {
+    const version = Number(box.closest("li")?.getAttribute("data-version"));
+    markRevertible(box, flagOf(feed.get(version), version));
+  }
+}
+
+function flagOf(entry: ChangeEntry | undefined, version: number): boolean | undefined {
+  return revertible.get(version) ?? entry?.revertible;
 }
 
 /** The newest version the feed shows; 0 before it first drew. */
@@ -73,6 +135,7 @@ function item(entry: ChangeEntry, now: Date): HTMLLIElement {
     " ",
     ...words(line),
     line.count,
+    ...[undoControls(entry, flagOf(entry, entry.version))].filter((box) => box !== null),
   );
 }
 
@@ -115,4 +178,5 @@ export function renderFeed(): void {
   }
   while (list.childElementCount > FEED_SHOWN) list.lastElementChild?.remove();
   feedShown = versions.at(-1) ?? 0;
+  if (feedShown > flagsAt) refreshFlagsSoon();
 }

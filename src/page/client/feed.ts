@@ -86,6 +86,8 @@ function named(name: string | undefined, id: string | undefined): Named | undefi
 export function describeChange(entry: ChangeEntry): FeedLine {
   const actor = entry.actor;
   const line: FeedLine = { who: actor.kind === "agent" ? (actor.client_name ?? actor.client_id) : actor.user, what: WORDS[entry.operation] ?? entry.operation, count: "" };
+  // A revert names the change it took back: "alice took back v7 in “Q3” (slides-1-x): 1 slide".
+  if (entry.operation === "revert_change" && entry.reverts !== undefined) line.what = `took back v${entry.reverts}${entry.tab_id === undefined ? "" : " in"}`;
   if (actor.kind === "agent") line.forUser = actor.user;
   if (entry.tab_id !== undefined) {
     line.tabId = entry.tab_id;
