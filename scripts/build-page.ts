@@ -21,6 +21,9 @@ export async function pageModule(): Promise<string> {
     format: "esm",
     target: "es2022",
     charset: "utf8",
+    // Minified, as the MCP App's bundle is (scripts/build-app.ts): the person's browser downloads less, and the
+    // Worker's bundle stays in its budget (scripts/deploy-check.ts). The source to read is src/page/client.
+    minify: true,
     legalComments: "none",
     write: false,
     // Paths in the output's comments are relative to the project, wherever this runs from.

@@ -103,6 +103,8 @@ export async function openPath(
   });
   let signedIn = false;
   page.on("response", (response) => {
+    // Signed in once the callback answered (not once the test noticed): the page's first read may come right after it.
+    if (response.url().startsWith(`${server.url}/notes/callback`)) signedIn = true;
     // Before sign-in: the 401 that sends the page to sign in, and the consent page's own requests.
     if (!signedIn && (response.status() === 401 || !response.url().startsWith(`${server.url}/notes/`))) return;
     if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
