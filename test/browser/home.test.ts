@@ -100,6 +100,8 @@ describe("the home, /notes/", () => {
     expect(filtered).toBeGreaterThanOrEqual(1);
     expect(filtered).toBeLessThan("report 12".length);
     expect(await page.locator("#notes-range").textContent()).toBe("Notes 1–10 whose title contains “report 12”.");
+    // The person's filter is isolated, so a direction mark in it cannot reorder the sentence.
+    expect(await page.locator("#notes-range bdi").textContent()).toBe("report 12");
     expect(await page.locator("#next-page").isDisabled()).toBe(true);
     expect(await page.locator("#previous-page").isDisabled()).toBe(true);
     await page.keyboard.type("x");

@@ -63,15 +63,16 @@ async function load(): Promise<void> {
     ),
   );
   const first = index * HOME_PAGE_SIZE + 1;
-  const matching = filter === "" ? "" : ` whose title contains “${filter}”`;
-  $("notes-range").textContent =
-    notes.length === 0
+  // The filter is the person's text: isolated (<bdi>), so a direction mark in it cannot reorder the sentence around it.
+  const matching: (Node | string)[] = filter === "" ? [] : [" whose title contains “", h("bdi", {}, filter), "”"];
+  const more = next === null ? "" : ", more on the next page";
+  $("notes-range").replaceChildren(
+    ...(notes.length === 0
       ? filter === ""
-        ? index === 0
-          ? "You have no Notes yet: create one above."
-          : "No more Notes."
-        : `No Note${matching}.`
-      : `Notes ${first}–${first + notes.length - 1}${matching}${next === null ? "" : ", more on the next page"}.`;
+        ? [index === 0 ? "You have no Notes yet: create one above." : "No more Notes."]
+        : ["No Note", ...matching, "."]
+      : [`Notes ${first}–${first + notes.length - 1}`, ...matching, `${more}.`]),
+  );
   $<HTMLButtonElement>("previous-page").disabled = index === 0;
   $<HTMLButtonElement>("next-page").disabled = next === null;
 }
