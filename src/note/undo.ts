@@ -283,6 +283,30 @@ function laterTouching(store: NoteStore, version: number, touch: ChangeTouch): n
 }
 
 /**
+ * Of the later changes that touched what change `target` touched, those still in effect, oldest first: a later
+ * change taken back since, and its revert, cancel out and are left out (a revert of that revert puts the change
+ * back in effect). A revert of `target` itself stays: it is why the change cannot be taken back again. When all
+ * cancel out, all are shown rather than none.
+ */
+function inEffect(store: NoteStore, target: number, versions: readonly number[]): ChangeEntry[] {
+  const entries = versions.flatMap((v) => {
+    const found = store.change(v);
+    return found === null ? [] : [found.entry];
+  });
+  const listed = new Set(versions);
+  const cancelled = new Set<number>();
+  for (const entry of [...entries].reverse()) {
+    if (cancelled.has(entry.version) || entry.reverts === undefined) continue;
+    if (entry.reverts > target && listed.has(entry.reverts)) {
+      cancelled.add(entry.version);
+      cancelled.add(entry.reverts);
+    }
+  }
+  const active = entries.filter((entry) => !cancelled.has(entry.version));
+  return active.length > 0 ? active : entries;
+}
+
+/**
  * Of a page of the log's entries with what each touched, whether each can be
  * taken back now: it kept its undo information and nothing after it touched
  * what it touched. One read of the touch index for the page's keys.
@@ -357,12 +381,8 @@ function revert(ctx: NoteContext, meta: NoteMeta, target: number, version: numbe
     });
   }
   const conflict = (): Result<never> => {
-    const later = laterTouching(ctx.store, target, undo.touch);
-    const shown = later.slice(0, CONFLICT_CHANGES);
-    const changes = shown.flatMap((v) => {
-      const e = ctx.store.change(v);
-      return e === null ? [] : [e.entry];
-    });
+    const later = inEffect(ctx.store, target, laterTouching(ctx.store, target, undo.touch));
+    const changes = later.slice(0, CONFLICT_CHANGES);
     const list = changes.map((c) => `${c.version} (${c.operation}${c.reverts === undefined ? "" : ` of ${c.reverts}`} by ${c.actor.kind === "person" ? c.actor.user : (c.actor.client_name ?? c.actor.client_id)})`).join(", ");
     return fail({
       code: "revert_conflict",

@@ -161,6 +161,24 @@ describe("the refusals, each writing nothing", () => {
     expect(missing.body.error.issues).toEqual([expect.objectContaining({ path: "expected_version" })]);
   });
 
+  it("revert_conflict lists only the later changes still in effect: one taken back since, with its revert, is left out", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["One"]);
+    const slide = `/tabs/${tabId}/slides/${slideIds[0]}`;
+    const updated = await agentEdit(noteId, "draft", { tab_id: tabId, operation: "slide_update", slide_id: slideIds[0], body: "Agent's" });
+    const first = await person(noteId, "PATCH", slide, { body: "Person's first" });
+    const takenBack = await undo(noteId, first);
+    const second = await person(noteId, "PATCH", slide, { body: "Person's second" });
+    const refused = await api("POST", `/notes/${noteId}/changes/${updated}/revert`, { expected_version: await versionOf(noteId) });
+    expect(refused.body.error).toMatchObject({ code: "revert_conflict", changes_complete: true });
+    // Not `first` and `takenBack`: they cancel out; the person's second edit is what stands in the way.
+    expect(refused.body.error.changes.map((c: { version: number }) => c.version)).toEqual([second]);
+    expect(takenBack).toBe(first + 1);
+    // Its own revert names why a change taken back cannot be taken back again.
+    const again = await api("POST", `/notes/${noteId}/changes/${first}/revert`, { expected_version: await versionOf(noteId) });
+    expect(again.body.error.changes.map((c: { version: number }) => c.version)).toEqual([takenBack, second]);
+  });
+
   it("list_note_changes says which entries can be taken back now", async () => {
     const { noteId } = await newNote();
     const { tabId, slideIds } = await deck(noteId, ["One", "Two"]);
