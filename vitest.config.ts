@@ -65,6 +65,9 @@ export default defineConfig({
         test: {
           name: "workers",
           include: [...IN_WORKERD, "test/workers/**/*.test.ts"],
+          // The Worker's largest dependencies bundled once for the run, rather than each module transformed and
+          // loaded again by every file's runtime: the project's "import" time went from 61 s to 43 s (35 files).
+          deps: { optimizer: { ssr: { enabled: true, include: ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod", "hono", "@cloudflare/workers-oauth-provider", "jose"] } } },
           // Shared 2-core machines are noisy, and two files run at once; a test's own assertions decide, not the clock.
           testTimeout: 90_000,
           // A file signs in the users it needs (test/support/workers.ts); on a loaded machine that alone can take seconds.
