@@ -5,51 +5,15 @@
  * IDs, fills a Sheet and corrects one row, and reads both back; a write whose
  * answer was lost is resent and gets its first result.
  */
-import type { CallToolResult, Client } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectClient } from "../../scripts/demo-session.js";
-import { PersonApi } from "../../scripts/lib/person-api.js";
-import { signIn } from "../../scripts/lib/sign-in.js";
-import { useSharedServer } from "../support/e2e-server.js";
+import { describe, expect, it } from "vitest";
+import { useAgentAndPerson } from "../support/e2e-agent.js";
 
-let agentToken = "";
-let people: PersonApi;
-
-const { running } = useSharedServer(async (server) => {
-  agentToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" })).access_token;
-  const appToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:app"], resource: "api" })).access_token;
-  people = new PersonApi({ origin: server.url, token: appToken });
-});
-
-let client: Client;
-beforeAll(async () => {
-  client = await connectClient(running().mcpUrl, agentToken);
-  // Listed once, the tools' output schemas check every structured result the client gets.
-  await client.listTools();
-});
-afterAll(async () => {
-  await client?.close();
-});
-
-/** A tool call that must succeed: its structured result. */
-async function call(name: string, args: Record<string, unknown>): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent;
-}
-
-/** A tool call that must be refused: its error. */
-async function refusal(name: string, args: Record<string, unknown>): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError, `${name} succeeded`).toBe(true);
-  const [content] = result.content as { type: string; text: string }[];
-  return JSON.parse(content?.text ?? "{}").error;
-}
+const { call, refusal, people } = useAgentAndPerson();
 
 /** A new Note alice approved for connectors; its ID and version. */
 async function newNote(): Promise<{ noteId: string; version: number }> {
   const noteId = `content-${crypto.randomUUID()}`;
-  return { noteId, version: await people.createApprovedNote(noteId, "Content e2e") };
+  return { noteId, version: await people().createApprovedNote(noteId, "Content e2e") };
 }
 
 describe("an agent corrects content in place, by exact IDs", () => {

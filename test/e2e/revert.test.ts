@@ -7,50 +7,14 @@
  * (revert_conflict, change_not_found, not_revertible, version_conflict) write
  * nothing, and so do the odd inputs a newcomer sends.
  */
-import type { CallToolResult, Client } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectClient } from "../../scripts/demo-session.js";
-import { PersonApi } from "../../scripts/lib/person-api.js";
-import { signIn } from "../../scripts/lib/sign-in.js";
-import { useSharedServer } from "../support/e2e-server.js";
+import { describe, expect, it } from "vitest";
+import { useAgentAndPerson } from "../support/e2e-agent.js";
 
-let agentToken = "";
-let people: PersonApi;
-
-const { running } = useSharedServer(async (server) => {
-  agentToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" })).access_token;
-  const appToken = (await signIn({ origin: server.url, user: "alice", scopes: ["osfoundry:app"], resource: "api" })).access_token;
-  people = new PersonApi({ origin: server.url, token: appToken });
-});
-
-let client: Client;
-beforeAll(async () => {
-  client = await connectClient(running().mcpUrl, agentToken);
-  // Listed once, the tools' output schemas check every structured result the client gets.
-  await client.listTools();
-});
-afterAll(async () => {
-  await client?.close();
-});
-
-/** A tool call that must succeed: its structured result. */
-async function call(name: string, args: Record<string, unknown>): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-  return result.structuredContent;
-}
-
-/** A tool call that must be refused: the error object a model reads. */
-async function refusal(name: string, args: Record<string, unknown>): Promise<any> {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
-  expect(result.isError, `${name} succeeded: ${JSON.stringify(result.structuredContent)}`).toBe(true);
-  const [content] = result.content as { type: string; text: string }[];
-  return JSON.parse(content?.text ?? "{}").error;
-}
+const { call, refusal, people } = useAgentAndPerson();
 
 /** The person's API call that must succeed: its body. */
 async function person(method: string, path: string, body?: unknown): Promise<any> {
-  const answer = await people.request(method, path, body);
+  const answer = await people().request(method, path, body);
   if (answer.status >= 300) throw new Error(`${method} ${path}: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body;
 }
@@ -65,7 +29,7 @@ interface Deck {
 /** A new approved Note with a deck of `n` slides the agent made ("Slide k", "Body k"). */
 async function newDeck(n: number): Promise<Deck> {
   const noteId = `revert-${crypto.randomUUID()}`;
-  const version = await people.createApprovedNote(noteId, "Revert e2e");
+  const version = await people().createApprovedNote(noteId, "Revert e2e");
   const slides = Array.from({ length: n }, (_, i) => ({ title: `Slide ${i + 1}`, body: `Body ${i + 1}` }));
   const deck = await call("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides", label: "Plan", slides });
   return { noteId, tabId: deck.tab_id, ids: deck.slide_ids, version: deck.version };
