@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import type { PersonApi } from "../../scripts/lib/person-api.js";
-import { call, newNote as newNoteOf, openPage as openPageOf, read as readOf, tabTo, useBrowserHarness, WAIT, type OpenPage } from "./harness.js";
+import { call, newNote as newNoteOf, openPage as openPageOf, read as readOf, pickTab, tabTo, typeInto, useBrowserHarness, WAIT, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let people: PersonApi;
@@ -18,20 +18,6 @@ beforeAll(() => {
 const read = <T,>(path: string) => readOf<T>(harness(), path);
 const version = async (noteId: string) => (await read<{ version: number }>(`/notes/${noteId}`)).version;
 
-/** Picks a tab from the keyboard and waits for its panel. */
-async function pick(page: OpenPage, tabId: string): Promise<void> {
-  await tabTo(page, `#tab-strip button[data-tab-id="${tabId}"]`);
-  await page.keyboard.press("Enter");
-  await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(tabId);
-}
-
-/** Types into a field reached with Tab. */
-async function typeInto(page: OpenPage, selector: string, text: string): Promise<void> {
-  await tabTo(page, selector);
-  await page.keyboard.press("Control+A");
-  await page.keyboard.type(text);
-}
-
 type Source = { id: string; title: string; url: string; description: string; added_at: string };
 
 describe("sources, files and the Markdown on the page", () => {
@@ -40,8 +26,8 @@ describe("sources, files and the Markdown on the page", () => {
     const page = await openPageOf(harness(), noteId);
     const second = await openPageOf(harness(), noteId);
     try {
-      await pick(page, "sources");
-      await pick(second, "sources");
+      await pickTab(page, "sources");
+      await pickTab(second, "sources");
       await second.evaluate(() => Object.assign(window, { stayedOpen: true }));
       expect(await second.locator("#tab-content").textContent()).toContain("No sources yet.");
 
@@ -120,7 +106,7 @@ describe("sources, files and the Markdown on the page", () => {
     expect((await people.request("PUT", `/notes/${noteId}/markdown`, { text: "# Plan\n\nFirst **bold** step.\n\n- one\n- two\n\n<img src=x>" })).status).toBe(200);
     const page = await openPageOf(harness(), noteId);
     try {
-      await pick(page, "files");
+      await pickTab(page, "files");
       expect(await page.locator("#add-file").isVisible()).toBe(true);
       expect(await page.locator("#cite-source").isVisible()).toBe(false);
       expect(await page.locator("#add-file-hint").textContent()).toContain("details only");
@@ -134,7 +120,7 @@ describe("sources, files and the Markdown on the page", () => {
       const files = await read<{ items: { name: string; media_type: string; size_bytes: number }[] }>(`/notes/${noteId}/attachments?kind=files`);
       expect(files.items).toEqual([expect.objectContaining({ name: "deck.pdf", media_type: "application/pdf", size_bytes: 1572864 })]);
 
-      await pick(page, "markdown");
+      await pickTab(page, "markdown");
       const view = page.locator("#markdown-view");
       await expect.poll(() => view.locator("h3").textContent(), WAIT).toBe("Plan");
       expect(await view.locator("ul li").allTextContents()).toEqual(["one", "two"]);

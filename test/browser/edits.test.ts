@@ -8,7 +8,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
-import { call, newNote, openPage, read, tabStrip, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { call, newNote, openPage, read, tabStrip, pickTab, tabTo, typeInto, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let h: Harness;
@@ -34,20 +34,6 @@ interface Change {
   note_title_before?: string;
   source_title?: string;
   file_name?: string;
-}
-
-/** Picks a tab from the keyboard on `page` and waits for its panel. */
-async function pick(page: OpenPage, tabId: string): Promise<void> {
-  await tabTo(page, `#tab-strip button[data-tab-id="${tabId}"]`);
-  await page.keyboard.press("Enter");
-  await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(tabId);
-}
-
-/** Types into a field reached with Tab, replacing what it held. */
-async function typeInto(page: OpenPage, selector: string, text: string): Promise<void> {
-  await tabTo(page, selector);
-  await page.keyboard.press("Control+A");
-  await page.keyboard.type(text);
 }
 
 describe("each kind of edit on the page: through the API, live on a second page, in the agent's change log", () => {
@@ -114,8 +100,8 @@ describe("each kind of edit on the page: through the API, live on a second page,
       await logged("delete_tab");
 
       // The Markdown saved: B, on its Markdown tab, reads it rendered.
-      await pick(b, "markdown");
-      await pick(a, "markdown");
+      await pickTab(b, "markdown");
+      await pickTab(a, "markdown");
       await typeInto(a, "#markdown-text", "# Edits\n\nSaved on **page A**.");
       await tabTo(a, '#markdown-form button[type="submit"]');
       await a.keyboard.press("Enter");
@@ -125,8 +111,8 @@ describe("each kind of edit on the page: through the API, live on a second page,
       await logged("set_markdown");
 
       // A source cited from the Sources tab's form.
-      await pick(b, "sources");
-      await pick(a, "sources");
+      await pickTab(b, "sources");
+      await pickTab(a, "sources");
       await typeInto(a, "#cite-source input[name=url]", "https://example.org/edits");
       await typeInto(a, "#cite-source input[name=title]", "The edits page");
       await tabTo(a, '#cite-source button[type="submit"]');
@@ -138,8 +124,8 @@ describe("each kind of edit on the page: through the API, live on a second page,
       await logged("add_source", { source_title: "The edits page" });
 
       // A file's details recorded from the Files tab's form.
-      await pick(b, "files");
-      await pick(a, "files");
+      await pickTab(b, "files");
+      await pickTab(a, "files");
       await typeInto(a, "#add-file input[name=name]", "edits.pdf");
       await typeInto(a, "#add-file input[name=media_type]", "application/pdf");
       await typeInto(a, "#add-file input[name=size_bytes]", "2048");

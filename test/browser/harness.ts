@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
+import { connectClient } from "../../scripts/demo-session.js";
 import { PersonApi } from "../../scripts/lib/person-api.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { freePort, removeDir, startLocalServer, tempPersistDir, type LocalServer } from "../../scripts/local-server.js";
@@ -72,6 +73,24 @@ export function useBrowserHarness(): () => Harness {
 export async function restartServer(harness: Harness): Promise<LocalServer> {
   harness.server = await startLocalServer({ port: harness.port, persistTo: harness.persistDir });
   return harness.server;
+}
+
+/**
+ * An agent for the whole file: the official MCP client with alice's agent token (client name AGENT),
+ * connected after the harness started and closed at the end. Call after useBrowserHarness.
+ */
+export function useAgentClient(harness: () => Harness): () => Client {
+  let client: Client | undefined;
+  beforeAll(async () => {
+    client = await connectClient(harness().server.mcpUrl, harness().agentToken);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  return () => {
+    if (client === undefined) throw new Error("the agent's client is not connected yet");
+    return client;
+  };
 }
 
 /** A new Note alice owns and approved for connectors; its ID and version. */
@@ -136,6 +155,20 @@ export async function tabTo(page: Page, selector: string): Promise<void> {
     await page.keyboard.press("Tab");
   }
   throw new Error(`${selector} cannot be reached with Tab`);
+}
+
+/** Picks a tab from the keyboard (Tab to its button, Enter) and waits for its panel. */
+export async function pickTab(page: Page, tabId: string): Promise<void> {
+  await tabTo(page, `#tab-strip button[data-tab-id="${tabId}"]`);
+  await page.keyboard.press("Enter");
+  await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(tabId);
+}
+
+/** Types into a field reached with Tab, replacing what it held. */
+export async function typeInto(page: Page, selector: string, text: string): Promise<void> {
+  await tabTo(page, selector);
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type(text);
 }
 
 /** The page's tab strip: each tab's label and exact ID, in order. */

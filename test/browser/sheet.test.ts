@@ -12,7 +12,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectClient } from "../../scripts/demo-session.js";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { AGENT, call, newNote, openPage, read, shot, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { AGENT, call, newNote, openPage, read, pickTab, shot, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
 let h: Harness;
@@ -46,11 +46,7 @@ const caughtUp = async (page: OpenPage) => {
   return now;
 };
 
-async function selectSheet(page: OpenPage): Promise<void> {
-  await tabTo(page, `#tab-strip button[data-tab-id="${sheetId}"]`);
-  await page.keyboard.press("Enter");
-  await expect.poll(() => page.locator("#tab-panel").getAttribute("data-tab-id"), WAIT).toBe(sheetId);
-}
+const selectSheet = (page: OpenPage): Promise<void> => pickTab(page, sheetId);
 
 beforeAll(async () => {
   h = harness();

@@ -9,20 +9,17 @@
  */
 import type { Client } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectClient } from "../../scripts/demo-session.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { orThrow } from "../../scripts/lib/person-api.js";
-import { AGENT, call, newNote, openPage, read, shot, tabTo, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
+import { AGENT, call, newNote, openPage, read, shot, tabTo, useAgentClient, useBrowserHarness, WAIT, type Harness, type OpenPage } from "./harness.js";
 
 const harness = useBrowserHarness();
+const agent = useAgentClient(harness);
 let h: Harness;
 let client: Client;
-beforeAll(async () => {
+beforeAll(() => {
   h = harness();
-  client = await connectClient(h.server.mcpUrl, h.agentToken);
-});
-afterAll(async () => {
-  await client?.close();
+  client = agent();
 });
 
 interface Slide {
