@@ -64,6 +64,11 @@ export const LIMITS = {
   slidesPageSize: 50,
   /** Notes per page of list_notes and GET /api/v1/notes (and its default). */
   notesPageSize: 100,
+  /** A search query's characters (docs/search.md). */
+  searchQueryLength: 1_000,
+  /** Hits per page of search (and its default). */
+  searchPageSize: 50,
+  searchPageDefault: 10,
   /** A list_notes cursor as a caller may send it: a Note ID of 64 characters gives one of 107. */
   notesCursorLength: 160,
 } as const;

@@ -9,6 +9,7 @@ import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import type { TabType } from "./tabs/ids.js";
+import type { IndexDelta } from "./search/contract.js";
 import type { ChangeTouch, UndoStep } from "./undo.js";
 
 export interface NoteMeta {
@@ -148,6 +149,8 @@ export interface DirectoryEntry {
   version: number;
   /** The Note was deleted: the directory drops it (an entry at a version up to this one). */
   removed?: boolean;
+  /** What changed in the Note's search documents since the previous entry to this member (search/contract.ts). */
+  index?: IndexDelta;
 }
 
 /** A directory entry a member's directory has not received yet. */
