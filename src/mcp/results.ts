@@ -4,11 +4,29 @@
  */
 import type { CallToolResult, ResourceLink } from "@modelcontextprotocol/server";
 import type { NoteError } from "../note/index.js";
+import type { FetchAnswer, SearchAnswer } from "./schemas.js";
 import { TOOLS } from "./tools.js";
 
 export function successResult(value: unknown, page?: NotePage): CallToolResult {
   const text = { type: "text" as const, text: JSON.stringify(value) };
   return { content: page === undefined ? [text] : [text, pageLink(page)], structuredContent: value as Record<string, unknown> };
+}
+
+/**
+ * `search` and `fetch` answer in the shapes ChatGPT's connectors read
+ * (docs/spec.md §11): one text content, the JSON `{"results": [{id, title, url}]}`
+ * for search and `{id, title, text, url, metadata}` for fetch, exactly those
+ * fields; the structured content has the rest (a search's whole hits and its cursor).
+ */
+export function searchResult(answer: SearchAnswer): CallToolResult {
+  const results = answer.results.map(({ id, title, url }) => ({ id, title, url }));
+  return { content: [{ type: "text", text: JSON.stringify({ results }) }], structuredContent: answer as unknown as Record<string, unknown> };
+}
+
+export function fetchResult(answer: FetchAnswer): CallToolResult {
+  const { id, title, text, url, metadata } = answer;
+  const document = { id, title, text, url, metadata };
+  return { content: [{ type: "text", text: JSON.stringify(document) }], structuredContent: document };
 }
 
 /** The person's web page of a Note: where the user opens what an agent just wrote. */
