@@ -32,9 +32,9 @@ import type { Principal } from "../auth/scopes.js";
 import { clip, type Caller, type CommandName, type Input, type Issue, type NoteError, type Result } from "../note/index.js";
 import { noteId, parseArguments, toIssues } from "../edge/fields.js";
 import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
-import type { FetchedItem, HitIds, SearchPage } from "../note/search/contract.js";
-import { errorResult, fetchResult, rateLimitedResult, searchResult, successResult } from "./results.js";
-import { inputs, outputSchemas, type FoundHit, type NoteList } from "./schemas.js";
+import type { FetchedItem, SearchPage } from "../note/search/contract.js";
+import { errorResult, fetchAnswer, fetchResult, notePagePath, type PageOf, rateLimitedResult, searchAnswer, searchResult, successResult } from "./results.js";
+import { inputs, outputSchemas, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
 /** A list_notes query, valid by its schema (the cursor is checked where it is decoded). */
@@ -166,8 +166,8 @@ export interface McpExchange {
   principal: Principal | null;
   gateway: NoteGateway;
   hooks?: CallHooks;
-  /** The URL of a Note's page (opened on `tabId` when given), which a write's result links to; none, no link. */
-  notePage?: (noteId: string, tabId?: string) => string;
+  /** The URL of a Note's page (opened on `tabId` when given), which a write's result links to (none given, no link) and a hit names (none given, its path). */
+  notePage?: PageOf;
 }
 
 /** Tools, the preview's resource, and MCP Apps (the extension is negotiated by both sides' capabilities). */
@@ -250,29 +250,16 @@ function onNote(gateway: NoteGateway, principal: Principal, command: CommandName
   return gateway.execute(note_id, connectorOf(principal), command, input as never);
 }
 
-/** The URL of a Note's page, opened on a tab: absolute from the HTTP route; a path when none is given (a server in memory). */
-type PageOf = (noteId: string, tabId?: string) => string;
-const pagePath: PageOf = (noteId, tabId) => `/notes/${encodeURIComponent(noteId)}${tabId === undefined ? "" : `?tab=${encodeURIComponent(tabId)}`}`;
-
-/** The tab of the person's page that shows a hit: its own, or the fixed tab of its kind. */
-function tabShowing(hit: HitIds & { kind: string }): string | undefined {
-  if (hit.tab_id !== undefined) return hit.tab_id;
-  return hit.kind === "source" ? "sources" : hit.kind === "file" ? "files" : hit.kind === "markdown" ? "markdown" : undefined;
-}
-
 /** A tool run by the gateway rather than by one Note's operation: list_notes, search, fetch. Answers the tool's result, or the error. */
 async function onGateway(gateway: NoteGateway, principal: Principal, name: string, args: unknown, pageOf: PageOf): Promise<Result<CallToolResult>> {
   switch (name) {
     case "search": {
       const page = await gateway.search(connectorOf(principal), args as SearchQuery);
-      if (!page.ok) return page;
-      const hits: FoundHit[] = page.value.hits.map((hit) => ({ ...hit, url: pageOf(hit.note_id, tabShowing(hit)) }));
-      return { ok: true, value: searchResult({ results: hits.map(({ id, title, url }) => ({ id, title, url })), hits, next_cursor: page.value.next_cursor }) };
+      return page.ok ? { ok: true, value: searchResult(searchAnswer(page.value, pageOf)) } : page;
     }
     case "fetch": {
       const item = await gateway.fetch(connectorOf(principal), (args as { id: string }).id);
-      if (!item.ok) return item;
-      return { ok: true, value: fetchResult({ ...item.value, url: pageOf(item.value.metadata.note_id, tabShowing(item.value.metadata)) }) };
+      return item.ok ? { ok: true, value: fetchResult(fetchAnswer(item.value, pageOf)) } : item;
     }
     default: {
       const list = await gateway.listNotes(principal.user, args as NoteQuery);
@@ -307,7 +294,7 @@ async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name:
   const named = noteNamed(tool.name, parsed.value);
   try {
     if (tool.command === null) {
-      const answer = await onGateway(gateway, principal, tool.name, parsed.value, notePage ?? pagePath);
+      const answer = await onGateway(gateway, principal, tool.name, parsed.value, notePage ?? notePagePath);
       told(answer.ok ? "ok" : (answer.error as NoteError).code, named);
       return answer.ok ? answer.value : errorResult(answer.error as NoteError);
     }
