@@ -1,8 +1,7 @@
 /** Routes an operation to its Note's Durable Object, and `list_notes` to the user's directory. */
 import type { Env } from "../env.js";
 import type { NoteGateway, NoteQuery } from "../mcp/server.js";
-import { decodeNotesCursor, encodeNotesCursor, invalidArguments, LIMITS, fail, ok, type CommandName, type Result } from "../note/index.js";
-import type { FetchedItem, SearchPage } from "../note/search/contract.js";
+import { decodeNotesCursor, encodeNotesCursor, invalidArguments, LIMITS, fail, ok, type Output, type Result } from "../note/index.js";
 import type { ListedNote } from "../storage/directory-object.js";
 
 export function durableGateway(env: Env): NoteGateway {
@@ -18,13 +17,14 @@ export function durableGateway(env: Env): NoteGateway {
     async search(caller, query) {
       if (query.note_id === undefined) return fail(invalidArguments([{ path: "note_id", problem: "required for now: search within one Note" }]));
       const { note_id, ...input } = query;
-      const page = (await env.NOTES.get(env.NOTES.idFromName(note_id)).execute(note_id, caller, "search" as CommandName, input as never)) as Result<SearchPage>;
+      const page = (await env.NOTES.get(env.NOTES.idFromName(note_id)).execute(note_id, caller, "search", input)) as Result<Output<"search">>;
       return page.ok ? ok({ hits: page.value.hits, next_cursor: page.value.next_cursor }) : page;
     },
     // A hit's ID starts with its Note's: that Note reads the item, checking the caller may use it (a Note's IDs never hold '/').
     async fetch(caller, id) {
       const noteId = id.split("/")[0] as string;
-      return (await env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, caller, "fetch_item" as CommandName, { id } as never)) as Result<FetchedItem>;
+      // The RPC stub's answer is typed as any command's: this one is fetch_item's.
+      return (await env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, caller, "fetch_item", { id })) as Result<Output<"fetch_item">>;
     },
   };
 }
