@@ -6,9 +6,12 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { Caller } from "../../src/note/commands.js";
+import { Note } from "../../src/note/note.js";
 import { indexText, matchExpression } from "../../src/note/search/text.js";
 import type { DirectoryEntry, DirectoryObject, DirectorySearch } from "../../src/storage/directory-object.js";
-import type { Sql } from "../../src/storage/sql.js";
+import { Sql } from "../../src/storage/sql.js";
+import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
 
 function directory(user: string): DurableObjectStub<DirectoryObject> {
   return env.DIRECTORY.get(env.DIRECTORY.idFromName(user));
@@ -154,5 +157,62 @@ describe("what a search across Notes costs", () => {
     }
     expect((await cost(many, "zephyr", true)).hits).toEqual(expect.arrayContaining(["note-1 18", "note-7 2"]));
     expect((await cost(many, "zephyr", true)).hits).toHaveLength(2);
+  });
+});
+
+describe("delivery order", () => {
+  it("a failed delivery to a user holds that user's later entries until the retry; other users' go on", async () => {
+    const noteId = `order-${crypto.randomUUID()}`;
+    const owner: Caller = { user: "order-owner", channel: "app" };
+    const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
+    const seen = await runInDurableObject(stub, async (instance, state) => {
+      expect((await instance.execute(noteId, owner, "create_note", { title: "v1" })).ok).toBe(true);
+      expect((await instance.execute(noteId, owner, "add_member", { user: "order-member" })).ok).toBe(true);
+      // Two renames committed, their entries queued and not yet delivered: four entries, two per member.
+      const store = new SqliteNoteStore(new Sql(state.storage.sql), state.storage);
+      const note = new Note(noteId, store, { now: Date.now });
+      for (const title of ["older", "newer"]) expect(note.execute(owner, "rename_note", { title }).ok).toBe(true);
+      expect(store.owedDirectoryEntries()).toHaveLength(4);
+
+      // Directories that record what they take; the owner's first delivery fails, as over a broken link.
+      const received: string[] = [];
+      let failOnce = true;
+      const object = instance as unknown as { env: typeof env };
+      const real = object.env;
+      const directories = {
+        idFromName: (user: string) => user,
+        get: (user: string) => ({
+          receive: async (entry: DirectoryEntry) => {
+            if (user === owner.user && failOnce) {
+              failOnce = false;
+              throw new Error("directory unreachable");
+            }
+            received.push(`${user} ${entry.title}`);
+            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receive(entry);
+          },
+        }),
+      };
+      object.env = { ...real, DIRECTORY: directories as unknown as typeof env.DIRECTORY };
+      try {
+        await instance.alarm();
+        const first = { received: [...received], owed: store.owedDirectoryEntries().map((o) => `${o.user} ${o.entry.title}`), alarm: await state.storage.getAlarm() };
+        received.length = 0;
+        await instance.alarm();
+        return { first, retry: received, owed: store.owedDirectoryEntries().length };
+      } finally {
+        object.env = real;
+      }
+    });
+    expect(seen.first).toEqual({
+      received: ["order-member older", "order-member newer"],
+      owed: ["order-owner older", "order-owner newer"],
+      alarm: expect.any(Number),
+    });
+    expect(seen.retry).toEqual(["order-owner older", "order-owner newer"]);
+    expect(seen.owed).toBe(0);
+    const titles = await Promise.all(
+      ["order-owner", "order-member"].map((user) => runInDurableObject(directory(user), (d) => d.page({ after: "", limit: 10, approvedOnly: false }).notes.map((n) => n.title))),
+    );
+    expect(titles).toEqual([["newer"], ["newer"]]);
   });
 });
