@@ -82,8 +82,8 @@ export function decodeSearchCursor(user: string, match: string, cursor: string):
   return Number.isFinite(score) && String(score) === body[1] ? { score, rowid: Number(body[2]) } : null;
 }
 
-/** A search cursor as a caller may send it. */
-export const SEARCH_CURSOR_LENGTH = 120;
+/** The longest search cursor this code writes (a score of up to 32 characters, a row of 15 digits): longer is not one. */
+const SEARCH_CURSOR_LENGTH = 120;
 
 /** An items cursor as a caller may send it: a 100-character ID gives one of about 190. */
 export const ITEMS_CURSOR_LENGTH = 200;
