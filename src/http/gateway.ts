@@ -6,9 +6,9 @@ import {
   checkSearchLimit,
   checkSearchQuery,
   decodeNotesCursor,
-  decodeSearchCursor,
+  decodeNotesSearchCursor,
   encodeNotesCursor,
-  encodeSearchCursor,
+  encodeNotesSearchCursor,
   invalidArguments,
   LIMITS,
   matchExpression,
@@ -105,7 +105,7 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
   }
 
   const match = matchExpression(query.query) as string;
-  const after = query.cursor === undefined ? undefined : decodeSearchCursor(caller.user, match, query.cursor);
+  const after = query.cursor === undefined ? undefined : decodeNotesSearchCursor(caller.user, match, query.cursor);
   if (after === null) {
     const problem = "not a cursor search issued to you for this query; pass next_cursor exactly as returned, with the same query, or omit it to start over";
     return fail(invalidArguments([{ path: "cursor", problem }]));
@@ -136,7 +136,7 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
   );
   const hits = page.hits.flatMap((hit) => described.get(hit.note_id)?.get(hit.key) ?? []);
   const last = page.hits.at(-1);
-  return ok({ hits, next_cursor: page.more && last !== undefined ? encodeSearchCursor(caller.user, match, { score: last.score, rowid: last.rowid }) : null });
+  return ok({ hits, next_cursor: page.more && last !== undefined ? encodeNotesSearchCursor(caller.user, match, { score: last.score, rowid: last.rowid }) : null });
 }
 
 function withoutKey(hit: SearchHit & { key?: number }): SearchHit {

@@ -64,17 +64,17 @@ export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" 
  * row), bound to the user and to the query's words, so it neither pages
  * another user's search nor another query's.
  */
-export interface SearchCursor {
+export interface NotesSearchCursor {
   score: number;
   rowid: number;
 }
 
-export function encodeSearchCursor(user: string, match: string, after: SearchCursor): string {
+export function encodeNotesSearchCursor(user: string, match: string, after: NotesSearchCursor): string {
   return seal(`${user}\n${match}`, `search~${after.score}~${after.rowid}`);
 }
 
 /** Where the next page starts, or null for a cursor not issued to this user for these words. */
-export function decodeSearchCursor(user: string, match: string, cursor: string): SearchCursor | null {
+export function decodeNotesSearchCursor(user: string, match: string, cursor: string): NotesSearchCursor | null {
   const body = /^search~([^~]{1,32})~(\d{1,15})$/.exec(open(`${user}\n${match}`, cursor, SEARCH_CURSOR_LENGTH) ?? "");
   if (body === null) return null;
   const score = Number(body[1]);

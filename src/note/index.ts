@@ -4,7 +4,7 @@
  */
 export { CHANGES_KEPT, type ChangeEntry } from "./changes.js";
 export { AGENT_EDITS, KEYED_COMMANDS, type Caller, type ChangePage, type CommandName, type CreatedTab, type EditedTab, type Input, type Output, type SlideOutput, type TabContent, type TabEditName, type WholeNote } from "./commands.js";
-export { ITEMS_CURSOR_LENGTH, decodeNotesCursor, decodeSearchCursor, encodeNotesCursor, encodeSearchCursor, type AttachmentKind, type SearchCursor } from "./cursor.js";
+export { ITEMS_CURSOR_LENGTH, decodeNotesCursor, decodeNotesSearchCursor, encodeNotesCursor, encodeNotesSearchCursor, type AttachmentKind, type NotesSearchCursor } from "./cursor.js";
 export { foldTitle, type DirectoryEntry } from "./directory.js";
 export { fieldPath, invalidArguments, type Issue, type NoteError } from "./errors.js";
 export { DEFAULT_RETENTION_MS, LIMITS } from "./limits.js";
