@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { fieldPath, invalidArguments, type Issue, LIMITS, characterProblem, PROBLEMS, type TextRules, type Result } from "../note/index.js";
+import { PROBLEM_NO_WORD } from "../note/search/query.js";
 import { queryTerms } from "../note/search/text.js";
 
 const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -101,7 +102,7 @@ export const cursor = (max: number) => text({ min: 1, max });
 export const searchQuery = text({ min: 1, max: LIMITS.searchQueryLength, nonBlank: true }).refine(
   // Told once: text refused for its characters is not also told it holds no word.
   (query) => characterProblem(query, { nonBlank: true }) !== null || queryTerms(query).length > 0,
-  { error: "holds no word to search for (letters or digits): punctuation and spaces alone find nothing" },
+  { error: PROBLEM_NO_WORD },
 );
 
 /** The longest hit ID: a Note ID, a tab ID and an item ID, with the two slashes between them. */

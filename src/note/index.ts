@@ -4,7 +4,7 @@
  */
 export { CHANGES_KEPT, type ChangeEntry } from "./changes.js";
 export { AGENT_EDITS, KEYED_COMMANDS, type Caller, type ChangePage, type CommandName, type CreatedTab, type EditedTab, type Input, type Output, type SlideOutput, type TabContent, type TabEditName, type WholeNote } from "./commands.js";
-export { ITEMS_CURSOR_LENGTH, decodeNotesCursor, encodeNotesCursor, type AttachmentKind } from "./cursor.js";
+export { ITEMS_CURSOR_LENGTH, decodeNotesCursor, decodeNotesSearchCursor, encodeNotesCursor, encodeNotesSearchCursor, type AttachmentKind, type NotesSearchCursor } from "./cursor.js";
 export { foldTitle, type DirectoryEntry } from "./directory.js";
 export { fieldPath, invalidArguments, type Issue, type NoteError } from "./errors.js";
 export { DEFAULT_RETENTION_MS, LIMITS } from "./limits.js";
@@ -18,3 +18,7 @@ export { PROBLEMS, characterProblem, type TextRules } from "./validate.js";
 export { termsExpression } from "./search/text.js";
 export { noteDocuments, type IndexDoc } from "./search/documents.js";
 export { wholeIndexEntries } from "./search/indexed-store.js";
+export { type SearchHit, type SearchPage } from "./search/contract.js";
+export { checkSearchLimit, checkSearchQuery } from "./search/query.js";
+export { matchExpression } from "./search/text.js";
+export { Checks } from "./validate.js";
