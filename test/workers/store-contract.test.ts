@@ -55,6 +55,13 @@ function script(): Step[] {
     { caller: agent, name: "list_attachments", input: () => ({ kind: "files" }) },
     { caller: agent, name: "read_tab", input: (l) => ({ tab_id: tabOf(l, 5) }) },
     { caller: agent, name: "read_tab", input: () => ({ tab_id: "markdown" }) },
+    // Search within the Note (issue 26): the same hits, in the same order, from FTS5 and from the memory store's bm25.
+    { caller: agent, name: "search", input: () => ({ query: "s1 S2 only changed renamed contract", limit: 3 }) },
+    { caller: agent, name: "search", input: (l) => ({ query: "s1 S2 only changed renamed contract", limit: 3, cursor: l.at(-1)?.value?.next_cursor }) },
+    { caller: agent, name: "search", input: () => ({ query: '"*' }) },
+    { caller: agent, name: "describe_hits", input: () => ({ keys: [0, 12, 41, 4], query: "contract" }) },
+    { caller: agent, name: "fetch_item", input: (l) => ({ id: l.at(-4)?.value?.hits?.[0]?.id ?? "missing" }) },
+    { caller: agent, name: "fetch_item", input: (l) => ({ id: l.at(-4)?.value?.note_id ?? "missing" }) },
     { caller: app, name: "read_note", input: () => ({}) },
     { caller: app, name: "set_approval", input: () => ({ approved: false }) },
     { caller: agent, name: "list_tabs", input: () => ({}) },
