@@ -99,6 +99,11 @@ describe("the two stores", () => {
     // The script must exercise both outcomes, or the comparison proves little.
     expect(memory.at(-1)).toEqual(["alice", "bob"].map((user) => ({ user, entry: { note_id: noteId, title: "Renamed Note", approved: false, version: expect.any(Number), removed: true } })));
     expect(memory.at(-2)).toMatchObject({ ok: false, error: { code: "note_exists", message: expect.stringContaining("being deleted") } });
+    // A page of search hits with a next page, and that page: FTS5's keyset paging (score, key) against the memory store's.
+    const searches = memory.filter((r: any) => r.ok && Array.isArray(r.value?.hits) && "next_cursor" in r.value) as any[];
+    expect(searches[0].value.hits).toHaveLength(3);
+    expect(searches[0].value.next_cursor).toEqual(expect.any(String));
+    expect(searches[1].value.hits.length).toBeGreaterThan(0);
     const outcomes = memory.slice(0, -1).map((r: any) => (r.ok ? "ok" : r.error.code));
     for (const code of ["ok", "note_not_found", "note_not_approved", "tab_not_found", "idempotency_key_reused", "invalid_arguments", "wrong_tab_type", "invalid_url", "version_conflict"]) {
       expect(outcomes).toContain(code);
