@@ -172,6 +172,7 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   revert_conflict: 409,
   change_not_found: 404,
   not_revertible: 422,
+  item_not_found: 404,
 };
 
 /** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */

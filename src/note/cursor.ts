@@ -75,7 +75,7 @@ export function encodeNotesSearchCursor(user: string, match: string, after: Note
 
 /** Where the next page starts, or null for a cursor not issued to this user for these words. */
 export function decodeNotesSearchCursor(user: string, match: string, cursor: string): NotesSearchCursor | null {
-  const body = /^search~([^~]{1,32})~(\d{1,15})$/.exec(open(`${user}\n${match}`, cursor, SEARCH_CURSOR_LENGTH) ?? "");
+  const body = /^search~([^~]{1,32})~(\d{1,15})$/.exec(open(`${user}\n${match}`, cursor, NOTES_SEARCH_CURSOR_LENGTH) ?? "");
   if (body === null) return null;
   const score = Number(body[1]);
   // Only the spelling this code writes: a number that prints back as it was given.
@@ -83,10 +83,32 @@ export function decodeNotesSearchCursor(user: string, match: string, cursor: str
 }
 
 /** The longest search cursor this code writes (a score of up to 32 characters, a row of 15 digits): longer is not one. */
-const SEARCH_CURSOR_LENGTH = 120;
+const NOTES_SEARCH_CURSOR_LENGTH = 120;
 
 /** An items cursor as a caller may send it: a 100-character ID gives one of about 190. */
 export const ITEMS_CURSOR_LENGTH = 200;
+
+/**
+ * A cursor into a Note's search hits: the last hit's score and key (hits are
+ * in score, then key, order), bound to the Note and the query, so a cursor
+ * of another query or Note is refused. A commit between two pages moves the
+ * scores: a hit may then show twice or not at all, never an error.
+ */
+export function encodeSearchCursor(noteId: string, query: string, after: { score: number; key: number }): string {
+  return seal(`${noteId}\n${query}`, `search:${String(after.score)}:${after.key}`);
+}
+
+/** Where the next page of this query's hits starts, or null for a cursor not issued for this Note and query. */
+export function decodeSearchCursor(noteId: string, query: string, cursor: string): { score: number; key: number } | null {
+  const match = /^search:([-+.0-9e]{1,40}):(\d{1,16})$/.exec(open(`${noteId}\n${query}`, cursor, SEARCH_CURSOR_LENGTH) ?? "");
+  if (match === null) return null;
+  const score = Number(match[1]);
+  const key = Number(match[2]);
+  return Number.isFinite(score) && String(score) === match[1] && Number.isSafeInteger(key) ? { score, key } : null;
+}
+
+/** A search cursor as a caller may send it: the longest score and key give one of about 90. */
+export const SEARCH_CURSOR_LENGTH = 200;
 
 /** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */
 function seal(scope: string, body: string): string {
