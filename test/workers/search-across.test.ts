@@ -6,7 +6,9 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../src/note/commands.js";
+import { searchNotes } from "../../src/http/gateway.js";
+import type { Caller, CommandName, Input, Output } from "../../src/note/commands.js";
+import type { Result } from "../../src/note/result.js";
 import { Note } from "../../src/note/note.js";
 import { indexText, matchExpression } from "../../src/note/search/text.js";
 import type { DirectoryEntry, DirectoryObject, DirectorySearch } from "../../src/storage/directory-object.js";
@@ -214,5 +216,94 @@ describe("delivery order", () => {
       ["order-owner", "order-member"].map((user) => runInDurableObject(directory(user), (d) => d.page({ after: "", limit: 10, approvedOnly: false }).notes.map((n) => n.title))),
     );
     expect(titles).toEqual([["newer"], ["newer"]]);
+  });
+});
+
+const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
+
+async function value<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Output<K>> {
+  const result = (await stubOf(noteId).execute(noteId, caller, name, input)) as Result<Output<K>>;
+  if (!result.ok) throw new Error(`${name} failed: ${JSON.stringify(result.error)}`);
+  return result.value;
+}
+
+const app = (user: string): Caller => ({ user, channel: "app" });
+const agent = (user: string): Caller => ({ user, channel: "connector" });
+
+/** A Note of `owner`'s through its object (every entry delivered as in production), with one deck of these slides; approved unless told. */
+async function deck(owner: string, title: string, slides: { title: string; body?: string }[], approved = true) {
+  const noteId = `across-${crypto.randomUUID()}`;
+  let { version } = await value(noteId, app(owner), "create_note", { title });
+  if (approved) version = (await value(noteId, app(owner), "set_approval", { approved: true })).version;
+  const out = await value(noteId, app(owner), "create_tab", { expected_version: version, idempotency_key: "deck", tab_type: "slides", slides });
+  if (!("slide_ids" in out)) throw new Error("not a deck");
+  return { noteId, tabId: out.tab_id, slideIds: out.slide_ids, version: out.version };
+}
+
+/** A search across the caller's Notes, through the gateway; the hits as "note_id slide_id" (or the kind), or the error. */
+async function across(caller: Caller, query: string, extra: { limit?: number; cursor?: string } = {}) {
+  const page = await searchNotes(env, caller, { query, ...extra });
+  if (!page.ok) return { error: page.error };
+  return { hits: page.value.hits.map((h) => `${h.note_id} ${h.slide_id ?? h.kind}`), page: page.value };
+}
+
+describe("search across Notes through the gateway", () => {
+  it("finds the caller's Notes only, a connector's approved ones only, with fresh titles and snippets, in rank order", async () => {
+    const a = await deck("gw-alice", "Osaka trip", [{ title: "Pricing in Osaka", body: "the kansai pricing review" }, { title: "Agenda", body: "nothing here" }]);
+    const b = await deck("gw-alice", "Sales", [{ title: "Quarterly", body: "pricing for osaka and kyoto customers" }]);
+    const hidden = await deck("gw-alice", "Draft", [{ title: "Unapproved", body: "osaka pricing secret" }], false);
+    const other = await deck("gw-bob", "Bob's", [{ title: "Bob", body: "osaka pricing of bob" }]);
+
+    const agentHits = await across(agent("gw-alice"), "osaka pricing");
+    expect(agentHits.hits).toEqual(expect.arrayContaining([`${a.noteId} ${a.slideIds[0]}`, `${b.noteId} ${b.slideIds[0]}`]));
+    // The Note's title holds "osaka" too: its own hit. Never the unapproved Note's, never bob's.
+    expect(agentHits.hits).toContain(`${a.noteId} note`);
+    expect(agentHits.hits?.some((h) => h.startsWith(hidden.noteId) || h.startsWith(other.noteId))).toBe(false);
+    // Both words in one slide rank it before the title's one word.
+    expect(agentHits.hits?.indexOf(`${a.noteId} ${a.slideIds[0]}`)).toBeLessThan(agentHits.hits?.indexOf(`${a.noteId} note`) as number);
+    const slide = agentHits.page?.hits.find((h) => h.slide_id === a.slideIds[0]);
+    expect(slide).toMatchObject({ note_id: a.noteId, tab_id: a.tabId, kind: "slide", title: "Pricing in Osaka", note_title: "Osaka trip", snippet: expect.stringContaining("pricing") });
+    expect(slide).not.toHaveProperty("key");
+
+    // The person finds the unapproved Note too; bob finds his own only.
+    expect((await across(app("gw-alice"), "secret")).hits).toEqual([`${hidden.noteId} ${hidden.slideIds[0]}`]);
+    expect((await across(agent("gw-alice"), "secret")).hits).toEqual([]);
+    expect((await across(agent("gw-bob"), "osaka")).hits).toEqual([`${other.noteId} ${other.slideIds[0]}`]);
+
+    // A renamed Note: the next search shows its new title (the Note describes its hits now).
+    await value(a.noteId, app("gw-alice"), "rename_note", { title: "Kansai trip" });
+    const renamed = await across(agent("gw-alice"), "kansai");
+    expect(renamed.page?.hits.map((h) => [h.kind, h.note_title])).toEqual(expect.arrayContaining([["note", "Kansai trip"], ["slide", "Kansai trip"]]));
+  });
+
+  it("pages by cursor: every hit once; a cursor of another user or query and a query with no word are invalid_arguments naming the field", async () => {
+    const d = await deck(
+      "gw-pager",
+      "Pager",
+      Array.from({ length: 7 }, (_, i) => ({ title: `Slide ${i}`, body: `walrus ${"walrus ".repeat(i)}` })),
+    );
+    const all = await across(agent("gw-pager"), "walrus", { limit: 50 });
+    expect(all.hits).toHaveLength(7);
+    const paged: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 10; i++) {
+      const page = await across(agent("gw-pager"), "walrus", { limit: 3, ...(cursor === undefined ? {} : { cursor }) });
+      paged.push(...(page.hits ?? []));
+      if (page.page?.next_cursor == null) break;
+      cursor = page.page.next_cursor;
+    }
+    expect(paged).toEqual(all.hits);
+    const first = await across(agent("gw-pager"), "walrus", { limit: 3 });
+    const issued = first.page?.next_cursor as string;
+    expect((await across(agent("gw-bob"), "walrus", { cursor: issued })).error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "cursor" }] });
+    expect((await across(agent("gw-pager"), "pricing", { cursor: issued })).error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "cursor" }] });
+    for (const query of ["", "   ", "!!! ?? --", `"*" ( ^ - : )`, "x".repeat(5_000), "\ud800 lone"]) {
+      expect({ query: query.slice(0, 20), error: (await across(agent("gw-pager"), query)).error }).toMatchObject({ error: { code: "invalid_arguments", issues: [{ path: "query" }] } });
+    }
+    expect((await across(agent("gw-pager"), "walrus", { limit: 0 })).error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "limit" }] });
+    // FTS5's syntax around a word is text: the word is found.
+    expect((await across(agent("gw-pager"), `walrus* OR "NEAR(walrus" col:walrus`)).hits).toHaveLength(7);
+    // With note_id: that Note's own search.
+    expect((await searchNotes(env, agent("gw-pager"), { query: "walrus", note_id: d.noteId, limit: 2 })).ok).toBe(true);
   });
 });
