@@ -5,7 +5,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { searchNotes } from "../../src/http/gateway.js";
 import type { Caller, CommandName, Input, Output } from "../../src/note/commands.js";
 import type { Result } from "../../src/note/result.js";
@@ -120,12 +120,12 @@ describe("the directory's copy of its Notes' documents", () => {
 });
 
 describe("what a search across Notes costs", () => {
-  /** A user with `notes` Notes of 5 documents each; the word "zephyr" in 3 documents of 3 Notes, one of them not approved. */
+  /** A user with `notes` Notes of 4 documents each; the word "zephyr" in 3 documents of 3 Notes, one of them not approved. */
   async function userWith(notes: number): Promise<string> {
     const user = `cost-${notes}`;
     await runInDurableObject(directory(user), (instance) => {
       for (let n = 0; n < notes; n++) {
-        const put = Array.from({ length: 5 }, (_, i) => doc(i * 8 + 2, `Quarterly report ${n} slide ${i} revenue costs${n === 1 && i === 2 ? " zephyr" : ""}${n === 7 && i === 0 ? " zephyr wind" : ""}${n === 5 && i === 4 ? " zephyr" : ""}`));
+        const put = Array.from({ length: 3 }, (_, i) => doc(i * 8 + 2, `Quarterly report ${n} slide ${i} revenue costs${n === 1 && i === 2 ? " zephyr" : ""}${n === 7 && i === 0 ? " zephyr wind" : ""}${n === 5 && i === 1 ? " zephyr" : ""}`));
         instance.receive(entry(`note-${n}`, 1, { reset: true, put: [doc(0, `Report ${n}`), ...put] }, n !== 5));
       }
     });
@@ -195,14 +195,17 @@ describe("delivery order", () => {
         }),
       };
       object.env = { ...real, DIRECTORY: directories as unknown as typeof env.DIRECTORY };
+      // The failure's log line, expected here.
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
       try {
         await instance.alarm();
         const first = { received: [...received], owed: store.owedDirectoryEntries().map((o) => `${o.user} ${o.entry.title}`), alarm: await state.storage.getAlarm() };
         received.length = 0;
         await instance.alarm();
-        return { first, retry: received, owed: store.owedDirectoryEntries().length };
+        return { first, retry: received, owed: store.owedDirectoryEntries().length, logged: logged.mock.calls.length };
       } finally {
         object.env = real;
+        logged.mockRestore();
       }
     });
     expect(seen.first).toEqual({
@@ -212,6 +215,7 @@ describe("delivery order", () => {
     });
     expect(seen.retry).toEqual(["order-owner older", "order-owner newer"]);
     expect(seen.owed).toBe(0);
+    expect(seen.logged).toBe(1);
     const titles = await Promise.all(
       ["order-owner", "order-member"].map((user) => runInDurableObject(directory(user), (d) => d.page({ after: "", limit: 10, approvedOnly: false }).notes.map((n) => n.title))),
     );
@@ -305,5 +309,96 @@ describe("search across Notes through the gateway", () => {
     expect((await across(agent("gw-pager"), `walrus* OR "NEAR(walrus" col:walrus`)).hits).toHaveLength(7);
     // With note_id: that Note's own search.
     expect((await searchNotes(env, agent("gw-pager"), { query: "walrus", note_id: d.noteId, limit: 2 })).ok).toBe(true);
+  });
+});
+
+/** What `user`'s directory holds of the Note: its listing and its documents' keys (read straight from its tables). */
+async function held(user: string, noteId: string): Promise<{ listed: boolean; docs: number }> {
+  return runInDurableObject(directory(user), (instance) => {
+    const sql = (instance as unknown as { sql: Sql }).sql;
+    return {
+      listed: sql.first("SELECT 1 FROM notes WHERE note_id = ?", noteId) !== null,
+      docs: (sql.first<{ n: number }>("SELECT count(*) AS n FROM doc_keys WHERE note_id = ?", noteId) as { n: number }).n,
+    };
+  });
+}
+
+/** Runs one operation of the Note's rules in its object and commits it, without delivering what it queued: as when the directories are unreachable. */
+async function undelivered<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<void> {
+  await runInDurableObject(stubOf(noteId), (_instance, state) => {
+    const result = new Note(noteId, new SqliteNoteStore(new Sql(state.storage.sql), state.storage), { now: Date.now }).execute(caller, name, input);
+    if (!result.ok) throw new Error(`${name} failed: ${JSON.stringify(result.error)}`);
+  });
+}
+
+describe("membership and deletion", () => {
+  it("a new member's directory receives the whole Note in entries of at most 200 KB of text, the first a reset: they find it at once", async () => {
+    const d = await deck("mb-owner", "Big", [{ title: "Harbour", body: "the lighthouse slide" }]);
+    // Markdown of about 300,000 characters: more than one entry's worth of documents.
+    const markdown = Array.from({ length: 600 }, (_, i) => `# Part ${i}\n\n${`paragraph ${i} words `.repeat(24)}${i === 599 ? "zanzibar" : ""}`).join("\n\n");
+    await value(d.noteId, app("mb-owner"), "set_markdown", { text: markdown });
+    const entries = await runInDurableObject(stubOf(d.noteId), async (instance) => {
+      const seen: DirectoryEntry[] = [];
+      const object = instance as unknown as { env: typeof env };
+      const real = object.env;
+      const directories = {
+        idFromName: (user: string) => user,
+        get: (user: string) => ({
+          receive: async (entry: DirectoryEntry) => {
+            if (user === "mb-member") seen.push(entry);
+            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receive(entry);
+          },
+        }),
+      };
+      object.env = { ...real, DIRECTORY: directories as unknown as typeof env.DIRECTORY };
+      try {
+        const added = await instance.execute(d.noteId, app("mb-owner"), "add_member", { user: "mb-member" });
+        expect(added.ok).toBe(true);
+      } finally {
+        object.env = real;
+      }
+      return seen;
+    });
+    const copies = entries.filter((e) => e.index !== undefined);
+    expect(copies.length).toBeGreaterThan(1);
+    expect(copies[0]?.index?.reset).toBe(true);
+    expect(copies.slice(1).every((e) => e.index?.reset === undefined)).toBe(true);
+    for (const e of copies) expect((e.index?.put ?? []).reduce((n, [, text]) => n + text.length, 0)).toBeLessThanOrEqual(200_000);
+    expect((await across(agent("mb-member"), "zanzibar")).page?.hits.map((h) => h.kind)).toEqual(["markdown"]);
+    expect((await across(agent("mb-member"), "lighthouse")).hits).toEqual([`${d.noteId} ${d.slideIds[0]}`]);
+  });
+
+  it("a removed member finds nothing of the Note at once, before their directory learns it; then their directory drops it", async () => {
+    const d = await deck("rm-owner", "Shared", [{ title: "Plan", body: "the narwhal plan" }]);
+    await value(d.noteId, app("rm-owner"), "add_member", { user: "rm-member" });
+    expect((await across(agent("rm-member"), "narwhal")).hits).toEqual([`${d.noteId} ${d.slideIds[0]}`]);
+
+    await undelivered(d.noteId, app("rm-owner"), "remove_member", { user: "rm-member" });
+    // Their directory still holds the Note's documents: the Note's own check answers first.
+    expect(await held("rm-member", d.noteId)).toMatchObject({ listed: true });
+    expect((await held("rm-member", d.noteId)).docs).toBeGreaterThan(0);
+    expect((await across(agent("rm-member"), "narwhal")).hits).toEqual([]);
+    expect((await across(app("rm-member"), "narwhal")).hits).toEqual([]);
+    expect((await across(agent("rm-owner"), "narwhal")).hits).toEqual([`${d.noteId} ${d.slideIds[0]}`]);
+
+    await runInDurableObject(stubOf(d.noteId), (instance) => instance.alarm());
+    expect(await held("rm-member", d.noteId)).toEqual({ listed: false, docs: 0 });
+    expect((await held("rm-owner", d.noteId)).docs).toBeGreaterThan(0);
+  });
+
+  it("a deleted Note is found by no member at once; then every member's directory drops it", async () => {
+    const d = await deck("del-owner", "Doomed", [{ title: "Plan", body: "the okapi plan" }]);
+    await value(d.noteId, app("del-owner"), "add_member", { user: "del-member" });
+    expect((await across(agent("del-member"), "okapi")).hits).toEqual([`${d.noteId} ${d.slideIds[0]}`]);
+
+    await undelivered(d.noteId, app("del-owner"), "delete_note", {});
+    for (const user of ["del-owner", "del-member"]) {
+      expect((await held(user, d.noteId)).docs).toBeGreaterThan(0);
+      expect((await across(agent(user), "okapi")).hits).toEqual([]);
+      expect((await across(app(user), "okapi plan")).hits).toEqual([]);
+    }
+
+    await runInDurableObject(stubOf(d.noteId), (instance) => instance.alarm());
+    for (const user of ["del-owner", "del-member"]) expect(await held(user, d.noteId)).toEqual({ listed: false, docs: 0 });
   });
 });
