@@ -16,6 +16,7 @@ import {
   ok,
   type Caller,
   type CommandName,
+  type Input,
   type Output,
   type Result,
   type SearchHit,
@@ -67,17 +68,6 @@ export async function listNotes(
   return ok({ notes: page.notes, next_cursor: page.more && last !== undefined ? encodeNotesCursor(user, last.note_id) : null });
 }
 
-/** A hit as a Note's describe_hits answers it: with the document's key, which places it in the directory's ranking. */
-type DescribedHit = SearchHit & { key: number };
-
-/** What the Note's search commands answer (src/note/search). */
-interface NoteHits {
-  note_id: string;
-  version: number;
-  hits: DescribedHit[];
-  next_cursor?: string | null;
-}
-
 /**
  * A search (docs/search.md). With `note_id`: that Note's own index, through
  * its `search` command. Without: the user's directory ranks one page over
@@ -95,15 +85,15 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
   checkSearchLimit(checks, query.limit);
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
-  const execute = (noteId: string, name: string, input: Record<string, unknown>) =>
-    env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, caller, name as CommandName, input as never) as Promise<Result<NoteHits>>;
+  const note = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
 
   if (query.note_id !== undefined) {
-    const input: Record<string, unknown> = { query: query.query };
+    const input: Input<"search"> = { query: query.query };
     if (query.limit !== undefined) input.limit = query.limit;
     if (query.cursor !== undefined) input.cursor = query.cursor;
-    const within = await execute(query.note_id, "search", input);
-    return within.ok ? ok({ hits: within.value.hits.map(withoutKey), next_cursor: within.value.next_cursor ?? null }) : within;
+    // The stub's RPC type loses the command's own output type: it is the command's.
+    const within = (await note(query.note_id).execute(query.note_id, caller, "search", input)) as Result<Output<"search">>;
+    return within.ok ? ok({ hits: within.value.hits, next_cursor: within.value.next_cursor }) : within;
   }
 
   const match = matchExpression(query.query) as string;
@@ -124,9 +114,9 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
   const described = new Map<string, Map<number, SearchHit>>();
   await Promise.all(
     [...keysByNote].map(async ([noteId, keys]) => {
-      let answer: Result<NoteHits>;
+      let answer: Result<Output<"describe_hits">>;
       try {
-        answer = await execute(noteId, "describe_hits", { keys, query: query.query });
+        answer = (await note(noteId).execute(noteId, caller, "describe_hits", { keys, query: query.query })) as Result<Output<"describe_hits">>;
       } catch (error) {
         // One Note that cannot answer costs its own hits, not the whole page.
         console.error(`describe_hits on ${noteId} failed; its hits are left out of the page`, error);

@@ -405,7 +405,7 @@ describe("durability", () => {
       const tables = sqliteTables(state.storage.sql);
       return {
         rules: indexRules(tables),
-        items: (tables.search ?? []).map((r) => r.item),
+        items: (tables.search ?? []).map((r) => String(r.item)),
         owed: (tables.outbox ?? []).map((r) => ({ user: r.user, entry: JSON.parse(String(r.entry)) as DirectoryEntry })),
       };
     });
