@@ -309,6 +309,11 @@ describe("search across Notes through the gateway", () => {
     expect((await across(agent("gw-pager"), "walrus", { limit: 0 })).error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "limit" }] });
     // FTS5's syntax around a word is text: the word is found.
     expect((await across(agent("gw-pager"), `walrus* OR "NEAR(walrus" col:walrus`)).hits).toHaveLength(7);
+    // The gateway and the Note word a query's problems alike.
+    for (const query of ["   ", "!!!", "\ud800"]) {
+      const own = await stubOf(d.noteId).execute(d.noteId, agent("gw-pager"), "search", { query });
+      expect(await searchNotes(env, agent("gw-pager"), { query })).toEqual(own);
+    }
     // With note_id: that Note's own search.
     expect((await searchNotes(env, agent("gw-pager"), { query: "walrus", note_id: d.noteId, limit: 2 })).ok).toBe(true);
   });
