@@ -411,7 +411,7 @@ describe("durability", () => {
     });
     expect(upgraded.rules).toEqual([]);
     expect(upgraded.items).toEqual(expect.arrayContaining(["note", "markdown", deck, "section-0"]));
-    expect(upgraded.items.some((item) => item.startsWith("slide-"))).toBe(true);
+    expect(upgraded.items.some((item) => String(item).startsWith("slide-"))).toBe(true);
     expect(upgraded.owed.map((o) => o.user)).toEqual(["alice", "bob"]);
     for (const { entry } of upgraded.owed) {
       expect(entry).toMatchObject({ note_id: noteId, title: "Old plan", approved: true, index: { reset: true } });

@@ -3,7 +3,7 @@
  * copy of every member Note's documents, kept by the entries Notes deliver,
  * ranked in one FTS5 query whose cost follows the matches, not the Notes.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { searchNotes } from "../../src/http/gateway.js";
@@ -156,7 +156,7 @@ describe("what a search across Notes costs", () => {
     console.log(`directory database: 10 Notes (40 documents) ${await size(few)} bytes, 1,000 Notes (4,000 documents) ${await size(many)} bytes`);
     for (const [name, [a, b]] of Object.entries(figures)) {
       expect({ name, read: b }).toEqual({ name, read: a });
-      // Each match: its FTS row (and its rank), its key and its Note's listing; a miss reads 1.
+      // Each match: its FTS row (and its rank), its key and its Note's listing; a miss reads 2 (the list of pending copies, empty, and the FTS probe).
       expect(b).toBeLessThanOrEqual(3 * 4 + 2);
     }
     expect((await cost(many, "zephyr", true)).hits).toEqual(expect.arrayContaining(["note-1 18", "note-7 2"]));
@@ -309,6 +309,11 @@ describe("search across Notes through the gateway", () => {
     expect((await across(agent("gw-pager"), "walrus", { limit: 0 })).error).toMatchObject({ code: "invalid_arguments", issues: [{ path: "limit" }] });
     // FTS5's syntax around a word is text: the word is found.
     expect((await across(agent("gw-pager"), `walrus* OR "NEAR(walrus" col:walrus`)).hits).toHaveLength(7);
+    // The gateway and the Note word a query's problems alike.
+    for (const query of ["   ", "!!!", "\ud800"]) {
+      const own = await stubOf(d.noteId).execute(d.noteId, agent("gw-pager"), "search", { query });
+      expect(await searchNotes(env, agent("gw-pager"), { query })).toEqual(own);
+    }
     // With note_id: that Note's own search.
     expect((await searchNotes(env, agent("gw-pager"), { query: "walrus", note_id: d.noteId, limit: 2 })).ok).toBe(true);
   });
@@ -433,5 +438,31 @@ describe("how stale a search across Notes is", () => {
     const at = (p: number) => (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number).toFixed(1);
     console.log(`staleness over ${WRITES} writes: found at the first search ${tries.filter((t) => t === 1).length}/${WRITES}; ack to found p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
     expect(tries.every((t) => t === 1)).toBe(true);
+  });
+});
+
+describe("Notes written before the search copy existed", () => {
+  it("a search asks the Notes the directory has no copy of for theirs, and finds them; the list of them empties", async () => {
+    const d = await deck("up-owner", "Old", [{ title: "Plan", body: "the quokka plan" }]);
+    // The Note as it was before its migration 10 (no index, nothing owed), the directory before its migration 3.
+    await runInDurableObject(stubOf(d.noteId), (_instance, state) =>
+      state.storage.transactionSync(() => {
+        state.storage.sql.exec("DROP TABLE search");
+        state.storage.sql.exec("DELETE FROM schema_migrations WHERE version = 10");
+      }),
+    );
+    await runInDurableObject(directory("up-owner"), (_instance, state) =>
+      state.storage.transactionSync(() => {
+        for (const table of ["docs", "doc_keys", "copy_pending"]) state.storage.sql.exec(`DROP TABLE ${table}`);
+        state.storage.sql.exec("DELETE FROM schema_migrations WHERE version = 3");
+      }),
+    );
+    // Both start again, on the new code: the Note's migration queues each member's copy, the directory lists the Note as pending.
+    await abortAllDurableObjects();
+    expect(await runInDurableObject(directory("up-owner"), (_instance, state) => state.storage.sql.exec("SELECT note_id FROM copy_pending").toArray())).toEqual([{ note_id: d.noteId }]);
+
+    expect((await across(agent("up-owner"), "quokka")).hits).toEqual([`${d.noteId} ${d.slideIds[0]}`]);
+    expect(await runInDurableObject(directory("up-owner"), (_instance, state) => state.storage.sql.exec("SELECT note_id FROM copy_pending").toArray())).toEqual([]);
+    expect((await held("up-owner", d.noteId)).docs).toBeGreaterThan(0);
   });
 });
