@@ -276,6 +276,14 @@ describe("every tool's success matches its declared output schema", () => {
     expect(moved.version).toBe(first.version + 1);
   });
 
+  it("search teaches that a hit's IDs are the ones to edit it with, and fetch that it reads a hit's id", async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    const search = tools.find((t) => t.name === "search")?.description ?? "";
+    for (const taught of ["note_id/tab_id/slide_id", "edit_note_tab", "slide_update", "Call fetch with a hit's id", "next_cursor"]) expect(search).toContain(taught);
+    expect(tools.find((t) => t.name === "fetch")?.description).toContain("by its id from search");
+  });
+
   it("the write tools teach what arguments_differ means", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
