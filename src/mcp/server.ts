@@ -77,7 +77,7 @@ export interface CallHooks {
 /** One tool call, as the request's log line tells it. */
 export interface ToolCallFacts {
   tool: string;
-  /** The Note the call names, when its `note_id` is a valid Note ID (even if other arguments are not). */
+  /** The Note the call names, when its `note_id` is a valid Note ID (even if other arguments are not); fetch's, the first part of a valid hit ID. */
   note_id?: string;
   /** `ok`, the error code of the tool's error result, `rate_limited`, `unknown_tool` or `internal_error`. */
   outcome: string;

@@ -103,6 +103,30 @@ describe("one log line per request", () => {
     for (const line of all) for (const name of Object.keys(line ?? {})) expect(fields).toContain(name);
   });
 
+  it("a search's and a fetch's lines name the Note read (fetch's from its hit ID), never the words searched", async () => {
+    const user = freshUser("searched");
+    const app = await signInFresh(user, "api");
+    const agent = await signInFresh(user, "mcp");
+    const noteId = `logs-${crypto.randomUUID()}`;
+    await personApi(app.access_token).createApprovedNote(noteId, "Searched");
+    const words = `secret${crypto.randomUUID().replaceAll("-", "")}`;
+    spy.mockClear();
+    expect((await callTool(agent.access_token, "search", { query: words })).isError).toBeUndefined();
+    expect((await callTool(agent.access_token, "search", { query: words, note_id: noteId })).isError).toBeUndefined();
+    expect((await callTool(agent.access_token, "fetch", { id: `${noteId}/markdown/section-0` })).isError).toBe(true);
+    expect((await callTool(agent.access_token, "fetch", { id: `${words}//x` })).isError).toBe(true);
+    const logged = lines();
+    expect(logged).toEqual([
+      expect.objectContaining({ tool: "search", outcome: "ok", status: 200 }),
+      expect.objectContaining({ tool: "search", note_id: noteId, outcome: "ok" }),
+      expect.objectContaining({ tool: "fetch", note_id: noteId, outcome: "item_not_found" }),
+      expect.objectContaining({ tool: "fetch", outcome: "invalid_arguments" }),
+    ]);
+    expect(logged[0]).not.toHaveProperty("note_id");
+    expect(logged[3]).not.toHaveProperty("note_id");
+    expect(JSON.stringify(logged)).not.toContain(words);
+  });
+
   it("a call refused by its rate limit is logged as rate_limited, with its Note", async () => {
     const agent = await signInFresh(freshUser("limited"), "mcp");
     for (let i = 0; i < 6; i++) await callTool(agent.access_token, "list_note_tabs", { note_id: "some-note" });
