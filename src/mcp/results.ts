@@ -27,7 +27,12 @@ function tabShowing(hit: HitIds & { kind: HitKind }): string | undefined {
 
 /** A page of hits as `search` and GET /api/v1/search answer it: ChatGPT's `results`, the whole hits with their pages' URLs, and the cursor. */
 export function searchAnswer(page: SearchPage, pageOf: PageOf): SearchAnswer {
-  const hits: FoundHit[] = page.hits.map((hit) => ({ ...hit, url: pageOf(hit.note_id, tabShowing(hit)) }));
+  const hits: FoundHit[] = page.hits.map((hit) => {
+    // Only the fields a hit declares, whatever else the gateway's hits carry (a directory's key).
+    const { id, kind, title, note_title, snippet, note_id, tab_id, slide_id, row_id, source_id, file_id, section } = hit;
+    const ids = Object.fromEntries(Object.entries({ tab_id, slide_id, row_id, source_id, file_id, section }).filter(([, value]) => value !== undefined));
+    return { id, kind, title, note_title, snippet, note_id, ...ids, url: pageOf(note_id, tabShowing(hit)) };
+  });
   return { results: hits.map(({ id, title, url }) => ({ id, title, url })), hits, next_cursor: page.next_cursor };
 }
 
