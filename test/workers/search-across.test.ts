@@ -418,7 +418,7 @@ describe("membership and deletion", () => {
 
 describe("how stale a search across Notes is", () => {
   /** Writes measured; docs/search.md's figures are from a run of 200 (this test with WRITES = 200). */
-  const WRITES = 20;
+  const WRITES = 10;
 
   it("a write is found by the first search after its answer: its delivery is awaited before the write answers", async () => {
     const d = await deck("stale-user", "Staleness", [{ title: "Moving target", body: "nothing yet" }]);
