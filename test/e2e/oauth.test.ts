@@ -29,7 +29,7 @@ import { exchangeLines, recordingFetch, signInStart, type RecordingFetch } from 
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
+const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change", "search", "fetch"];
 
 // The shared server's demo Note, seeded on it fresh (test/support/e2e-global.ts).
 const { running, seeded } = useSharedServer(async () => {

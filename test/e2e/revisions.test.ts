@@ -26,7 +26,7 @@ import { exchangeLines, recordingFetch, signInStart, type Exchange, type Recordi
 const MODERN = "2026-07-28";
 const READ = "osfoundry:read";
 const WRITE = "osfoundry:write";
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
+const TOOL_NAMES = ["search", "fetch", "list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
 const CLIENT_INFO = { name: "notes-connector-e2e-v2", version: "0.1.0" };
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
@@ -120,6 +120,17 @@ function structured(result: CallToolResult): Record<string, any> {
   if (typeof content !== "object" || content === null) throw new Error(`no structuredContent: ${JSON.stringify(result)}`);
   expect(result.content[0]).toEqual({ type: "text", text: JSON.stringify(content) });
   return content as Record<string, any>;
+}
+
+/** search's or fetch's result: its structuredContent, after checking its one text is exactly the object ChatGPT reads. */
+function asChatGpt(result: CallToolResult): Record<string, any> {
+  expect(result.isError, JSON.stringify(result.content)).not.toBe(true);
+  const content = result.structuredContent as Record<string, any>;
+  expect(result.content).toHaveLength(1);
+  const text = JSON.parse((result.content[0] as { text: string }).text) as Record<string, unknown>;
+  if ("results" in text) expect(text).toEqual({ results: content.hits.map((h: Record<string, unknown>) => ({ id: h.id, title: h.title, url: h.url })) });
+  else expect(Object.keys(text).sort()).toEqual(["id", "metadata", "text", "title", "url"]);
+  return content;
 }
 
 /** The link a write's result carries to the Note's page, after its JSON text: opened on the tab it wrote (`?tab=`). */
@@ -305,6 +316,14 @@ describe("the v2 client pinned to 2026-07-28", () => {
     // The citation taken back: a new change that names what it took back (docs/spec.md §10).
     const reverted = written(await call("revert_note_change", { note_id, expected_version: v0 + 3, idempotency_key: "modern-undo", version: v0 + 3 }), note_id);
     expect(reverted).toMatchObject({ note_id, reverted_version: v0 + 3, version: v0 + 4, source_id: source.source_id, replayed: false });
+
+    // The slide just written is found at once, with the IDs to edit it, and fetched whole (docs/spec.md §11).
+    // Their one text is ChatGPT's shape, not the structured content (src/mcp/results.ts).
+    const found = asChatGpt(await call("search", { query: "step by step", note_id }));
+    expect(found.hits[0]).toMatchObject({ kind: "slide", note_id, tab_id: tabId, slide_id: second, title: "How" });
+    const fetched = asChatGpt(await call("fetch", { id: found.hits[0].id }));
+    expect(fetched).toMatchObject({ id: found.hits[0].id, title: "How", metadata: { kind: "slide", note_id, tab_id: tabId, slide_id: second } });
+    expect(fetched.text).toContain("Step by step.");
 
     // Each tool went over the wire once at least, every request in 2026-07-28, all answered 200.
     const calls = recorder.exchanges.slice(before);
