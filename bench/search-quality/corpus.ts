@@ -255,3 +255,14 @@ export function itemText(note: CorpusNote, target: LabelTarget): string {
     }
   }
 }
+
+/**
+ * A filler document for the bench's search rows: an English Note drawn from
+ * the corpus's document topics (a title and three to five sections), the
+ * same for the same seed and index.
+ */
+export function fillerDocument(seed: number, index: number): { title: string; markdown: string } {
+  const d = new Draw(random(seed * 7919 + 1_000 + index));
+  const note = doc(en, d, index);
+  return { title: note.title, markdown: markdownOf(note) };
+}
