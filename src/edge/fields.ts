@@ -91,6 +91,30 @@ export const titleFilter = text({ min: 1, max: LIMITS.noteTitleLength });
 /** A cursor from an earlier page, exactly as it came. */
 export const cursor = (max: number) => text({ min: 1, max });
 
+// Search (docs/spec.md §11).
+
+/**
+ * A search query: words to find, taken as text (FTS5's syntax in it is only
+ * characters); blank is refused, as is a lone surrogate or a control character.
+ */
+export const searchQuery = text({ min: 1, max: LIMITS.searchQueryLength, nonBlank: true });
+
+/** The longest hit ID: a Note ID, a tab ID and an item ID, with the two slashes between them. */
+export const HIT_ID_LENGTH = LIMITS.noteIdLength + LIMITS.tabIdLength + LIMITS.itemIdLength + 2;
+
+/**
+ * A hit's ID as `search` answers it (src/note/search/contract.ts, SearchHit.id):
+ * a Note ID, then up to two more parts after a '/'. What the parts name is
+ * the Note's to say (an ID it does not have is not found, not malformed).
+ */
+export const hitId = text({ min: 1, max: HIT_ID_LENGTH, nonBlank: true, oneLine: true }).refine(
+  (id) => {
+    const [note, ...rest] = id.split("/");
+    return noteId.safeParse(note).success && rest.length <= 2 && rest.every((part) => part !== "" && part.trim() === part);
+  },
+  { error: 'must be a hit\'s id exactly as search answered it: the Note\'s ID, then up to two parts after "/", e.g. "note-1/slides-9-mh8z1k2a/slide-12-mh8z1k2a"' },
+);
+
 // Slides.
 
 export const slideTitle = text({ min: 1, max: LIMITS.slideTitleLength, nonBlank: true });

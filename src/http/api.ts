@@ -23,6 +23,7 @@ import {
   noteTitle,
   parseArguments,
   rows,
+  searchQuery,
   slideBody,
   slideNotes,
   slides,
@@ -37,6 +38,7 @@ import { invalidArguments, type Issue, type NoteError, ITEMS_CURSOR_LENGTH, LIMI
 import { insufficientScope, withPrincipal, type AppEnv } from "./auth.js";
 import { answerError, failWith, limitBody, readJson, type Refuse } from "./edge.js";
 import { durableGateway, listNotes } from "./gateway.js";
+import { notePagePath, searchAnswer } from "../mcp/results.js";
 import { PAGE_ROUTE_NAMES } from "./page-session.js";
 import { liveRequest, liveTokenOf } from "../storage/live.js";
 import type { ResourceContext } from "../auth/oauth.js";
@@ -138,6 +140,13 @@ const queries = {
     since_version: wholeNumber.pipe(z.int().min(0)),
     limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.changesPageSize)).optional(),
   }),
+  // The search tool's fields, with the query as `q`.
+  search: closed({
+    q: searchQuery,
+    note_id: noteIdSchema.optional(),
+    limit: wholeNumber.pipe(z.int().min(1).max(LIMITS.searchPageSize)).optional(),
+    cursor: cursor(LIMITS.searchCursorLength).optional(),
+  }),
   live: closed({ since: wholeNumber.pipe(z.int().min(0)).optional() }),
   changeVersion: closed({ version: wholeNumber.pipe(z.int().min(1)) }),
   attachments: closed({
@@ -163,6 +172,7 @@ const STATUS: Record<NoteError["code"], 400 | 403 | 404 | 409 | 422> = {
   revert_conflict: 409,
   change_not_found: 404,
   not_revertible: 422,
+  item_not_found: 404,
 };
 
 /** A path's Note ID (or POST /notes's), judged by the tools' rule so that a bad one is told in the tools' words. */
@@ -275,6 +285,21 @@ api.get("/notes", async (c) => {
   if (!query.ok) return errorResponse(c, query.error);
   const page = await listNotes(c.env, c.get("principal").user, query.value, false);
   return page.ok ? c.json(page.value) : errorResponse(c, page.error);
+});
+
+/**
+ * The person's search (docs/spec.md §11): every Note they are a member of, approved or
+ * not, or the one `note_id` names; the answer is the search tool's structured content.
+ */
+api.get("/search", async (c) => {
+  const parsed = parseArguments(queries.search, queryOf(c));
+  if (!parsed.ok) return errorResponse(c, parsed.error);
+  const { q, ...rest } = parsed.value as { q: string; note_id?: string; limit?: number; cursor?: string };
+  const caller: Caller = { user: c.get("principal").user, channel: "app" };
+  const page = await durableGateway(c.env).search(caller, { query: q, ...rest });
+  if (!page.ok) return errorResponse(c, page.error as NoteError);
+  const origin = new URL(c.req.url).origin;
+  return c.json(searchAnswer(page.value, (noteId, tabId) => `${origin}${notePagePath(noteId, tabId)}`));
 });
 
 api.post("/notes", async (c) => {

@@ -24,6 +24,7 @@ import { Hono } from "hono";
 import type { ResourceContext } from "../auth/oauth.js";
 import { SCOPES, type Principal } from "../auth/scopes.js";
 import type { Env } from "../env.js";
+import { notePagePath } from "../mcp/results.js";
 import { createMcpServer, type CallHooks, type McpExchange } from "../mcp/server.js";
 import { TOOLS_BY_NAME } from "../mcp/tools.js";
 import { clip, LIMITS } from "../note/index.js";
@@ -96,7 +97,7 @@ mcp.post("/", limitBody(LIMITS.mcpBodyBytes, tooLarge, unusable), async (c) => {
     called: noteToolCall,
   };
   const origin = new URL(c.req.url).origin;
-  const notePage = (noteId: string, tabId?: string) => `${origin}/notes/${encodeURIComponent(noteId)}${tabId === undefined ? "" : `?tab=${encodeURIComponent(tabId)}`}`;
+  const notePage = (noteId: string, tabId?: string) => `${origin}${notePagePath(noteId, tabId)}`;
   const answer = await serve(c.req.raw, body, { principal, gateway: durableGateway(c.env), hooks, notePage });
   // The JSON-RPC answer is a 200 an MCP client hands to the model; Retry-After tells the client too.
   if (retryAfter !== null) answer.headers.set("Retry-After", String(retryAfter));

@@ -14,10 +14,12 @@ import {
   columns,
   cursor,
   expectedVersion as version,
+  hitId,
   idempotencyKey as key,
   itemId as anItemId,
   noteId as aNoteId,
   rows,
+  searchQuery,
   slideBody,
   slideNotes,
   slides,
@@ -29,6 +31,7 @@ import {
   titleFilter,
 } from "../edge/fields.js";
 import { AGENT_EDITS, type Output, ITEMS_CURSOR_LENGTH, LIMITS } from "../note/index.js";
+import type { FetchedItem, SearchHit } from "../note/search/contract.js";
 
 // The fields' rules are src/edge/fields.ts's, shared with the person's API; here they are described for a model.
 
@@ -129,6 +132,18 @@ export const inputs = {
       .min(1)
       .describe("The version of the change to take back, from list_note_changes (an entry with revertible: true) or a write's answer."),
   }),
+  search: closed({
+    query: searchQuery.describe(
+      `Words to find, in any language (up to ${LIMITS.searchQueryLength} characters): accents and case are ignored, and a word inside Japanese or Chinese text is found. ` +
+        "Items with more of the words, and rarer ones, come first. Quotes, *, OR, NEAR and the like are searched as plain text, not as operators.",
+    ),
+    note_id: aNoteId.optional().describe("Search only this Note (its ID from list_notes or an earlier hit); omit it to search every Note you can use."),
+    limit: z.int().min(1).max(LIMITS.searchPageSize).optional().describe(`Hits per page, 1 to ${LIMITS.searchPageSize} (default ${LIMITS.searchPageDefault}).`),
+    cursor: cursor(LIMITS.searchCursorLength).optional().describe("next_cursor from the previous page of the same search, exactly as returned."),
+  }),
+  fetch: closed({
+    id: hitId.describe('A hit\'s id from search, exactly as returned, e.g. "note-1/slides-9-mh8z1k2a/slide-12-mh8z1k2a".'),
+  }),
   list_note_changes: closed({
     note_id: noteId,
     since_version: z.int().min(0).describe("The changes after this version: the version you last saw (0 for the whole log)."),
@@ -197,6 +212,18 @@ function buildOutputs() {
     revertible: z.boolean().optional(),
   });
 
+  /** Where a hit is, by exact IDs (src/note/search/contract.ts, HitIds). */
+  const hitIds = {
+    note_id: z.string(),
+    tab_id: z.string().optional(),
+    slide_id: z.string().optional(),
+    row_id: z.string().optional(),
+    source_id: z.string().optional(),
+    file_id: z.string().optional(),
+    section: z.int().optional(),
+  };
+  const hitKind = z.enum(["note", "tab", "slide", "row", "markdown", "source", "file"]);
+
   const writeResult = { note_id: z.string(), version: z.int(), replayed: z.boolean(), arguments_differ: z.boolean(), current_version: z.int().optional() };
 
   return {
@@ -260,6 +287,18 @@ function buildOutputs() {
       reverted_version: z.int(),
       ...touched,
     }),
+    search: z.object({
+      results: z.array(z.object({ id: z.string(), title: z.string(), url: z.string() })),
+      hits: z.array(z.object({ id: z.string(), kind: hitKind, title: z.string(), note_title: z.string(), snippet: z.string(), url: z.string(), ...hitIds })),
+      next_cursor: z.string().nullable(),
+    }),
+    fetch: z.object({
+      id: z.string(),
+      title: z.string(),
+      text: z.string(),
+      url: z.string(),
+      metadata: z.object({ ...hitIds, kind: hitKind, version: z.int(), note_title: z.string(), truncated: z.boolean(), length: z.int() }),
+    }),
     list_note_changes: z.object({
       note_id: z.string(),
       version: z.int(),
@@ -279,6 +318,23 @@ export interface NoteList {
   next_cursor: string | null;
 }
 
+/** A hit as `search` answers it: the Note's description and the URL of the person's page showing it. */
+export type FoundHit = Simplify<SearchHit & { url: string }>;
+
+/**
+ * What `search` answers. Its text content is `{results}` alone, the shape
+ * ChatGPT's connectors read (docs/spec.md §11); the structured content also
+ * has the whole hits, with the IDs to act on, and the cursor.
+ */
+export interface SearchAnswer {
+  results: { id: string; title: string; url: string }[];
+  hits: FoundHit[];
+  next_cursor: string | null;
+}
+
+/** What `fetch` answers, text and structured content alike: the item's whole text (bounded) and where the person sees it. */
+export type FetchAnswer = Simplify<Omit<FetchedItem, "metadata"> & { url: string; metadata: Simplify<FetchedItem["metadata"]> }>;
+
 /** Each tool's answer in the domain's own types: what its output schema must declare, no more and no less. */
 interface ToolOutputs {
   list_notes: NoteList;
@@ -290,6 +346,8 @@ interface ToolOutputs {
   list_note_attachments: Output<"list_attachments">;
   list_note_changes: Output<"list_changes">;
   revert_note_change: Output<"revert_change">;
+  search: SearchAnswer;
+  fetch: FetchAnswer;
 }
 
 /** True when A and B are the same type (not merely assignable either way). */
@@ -326,4 +384,6 @@ type Simplify<T> = { [K in keyof T]: T[K] };
   list_note_attachments: true,
   list_note_changes: true,
   revert_note_change: true,
+  search: true,
+  fetch: true,
 }) satisfies { [K in ToolName]: Same<z.output<Outputs[K]>, Flat<ToolOutputs[K]>> };

@@ -32,7 +32,8 @@ import type { Principal } from "../auth/scopes.js";
 import { clip, type Caller, type CommandName, type Input, type Issue, type NoteError, type Result } from "../note/index.js";
 import { noteId, parseArguments, toIssues } from "../edge/fields.js";
 import { announcesUi, DECK_PREVIEW_TOOLS, deckPreviewResource, readDeckPreview, toolUiMeta, UI_EXTENSION_ID } from "./deck-preview.js";
-import { errorResult, rateLimitedResult, successResult } from "./results.js";
+import type { FetchedItem, SearchPage } from "../note/search/contract.js";
+import { errorResult, fetchAnswer, fetchResult, notePagePath, type PageOf, rateLimitedResult, searchAnswer, searchResult, successResult } from "./results.js";
 import { inputs, outputSchemas, type NoteList } from "./schemas.js";
 import { TOOLS, TOOLS_BY_NAME, type ToolDefinition } from "./tools.js";
 
@@ -43,11 +44,23 @@ export interface NoteQuery {
   cursor?: string | undefined;
 }
 
+/** A search, valid by its schema (the cursor is checked where it is decoded). */
+export interface SearchQuery {
+  query: string;
+  note_id?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 /** Where a tool call goes once its arguments are valid. */
 export interface NoteGateway {
   execute<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Result<unknown>>;
   /** A page of the user's approved Notes, or invalid_arguments for a cursor not issued to them. */
   listNotes(user: string, query: NoteQuery): Promise<Result<NoteList>>;
+  /** A page of hits, best first: across the caller's Notes, or in the one `note_id` names (docs/search.md). */
+  search(caller: Caller, query: SearchQuery): Promise<Result<SearchPage>>;
+  /** One hit's whole text, from the Note its ID names (that Note checks the caller may use it). */
+  fetch(caller: Caller, id: string): Promise<Result<FetchedItem>>;
 }
 
 /**
@@ -75,7 +88,8 @@ const NO_HOOKS: CallHooks = { admit: async () => null, called: () => undefined }
 export const SERVER_INFO = { name: "osfoundry-notes-connector", title: "osFoundry Notes", version: "0.1.0" } as const;
 
 const INSTRUCTIONS =
-  "Write into osFoundry Notes. Find a Note with list_notes, then list_note_tabs for its tabs, exact tab IDs and version. " +
+  "Write into osFoundry Notes. Find what you need with search (words in; hits out, each with the exact IDs to edit it; fetch a hit's id for its whole text), " +
+  "or a Note with list_notes, then list_note_tabs for its tabs, exact tab IDs and version. " +
   "Every edit names its tab by exact ID, carries expected_version from a fresh list, and an idempotency_key that names the intent: " +
   "resend a lost call unchanged (same key) to get its first result.";
 
@@ -152,8 +166,8 @@ export interface McpExchange {
   principal: Principal | null;
   gateway: NoteGateway;
   hooks?: CallHooks;
-  /** The URL of a Note's page (opened on `tabId` when given), which a write's result links to; none, no link. */
-  notePage?: (noteId: string, tabId?: string) => string;
+  /** The URL of a Note's page (opened on `tabId` when given), which a write's result links to (none given, no link) and a hit names (none given, its path). */
+  notePage?: PageOf;
 }
 
 /** Tools, the preview's resource, and MCP Apps (the extension is negotiated by both sides' capabilities). */
@@ -223,12 +237,35 @@ function paramsProblem(request: JSONRPCRequest): string | null {
   return `Invalid params for ${request.method}: ${problems.join("; ")}`;
 }
 
+/** The signed-in user as their connector: the caller of every tool. */
+function connectorOf(principal: Principal): Caller {
+  const caller: Caller = { user: principal.user, channel: "connector" };
+  if (principal.client !== undefined) caller.client = { id: principal.client, name: principal.clientName ?? null };
+  return caller;
+}
+
 /** Runs a tool's operation on the Note its arguments name, as the user's connector. */
 function onNote(gateway: NoteGateway, principal: Principal, command: CommandName, args: unknown): Promise<Result<unknown>> {
   const { note_id, ...input } = args as { note_id: string } & Record<string, unknown>;
-  const caller: Caller = { user: principal.user, channel: "connector" };
-  if (principal.client !== undefined) caller.client = { id: principal.client, name: principal.clientName ?? null };
-  return gateway.execute(note_id, caller, command, input as never);
+  return gateway.execute(note_id, connectorOf(principal), command, input as never);
+}
+
+/** A tool run by the gateway rather than by one Note's operation: list_notes, search, fetch. Answers the tool's result, or the error. */
+async function onGateway(gateway: NoteGateway, principal: Principal, name: string, args: unknown, pageOf: PageOf): Promise<Result<CallToolResult>> {
+  switch (name) {
+    case "search": {
+      const page = await gateway.search(connectorOf(principal), args as SearchQuery);
+      return page.ok ? { ok: true, value: searchResult(searchAnswer(page.value, pageOf)) } : page;
+    }
+    case "fetch": {
+      const item = await gateway.fetch(connectorOf(principal), (args as { id: string }).id);
+      return item.ok ? { ok: true, value: fetchResult(fetchAnswer(item.value, pageOf)) } : item;
+    }
+    default: {
+      const list = await gateway.listNotes(principal.user, args as NoteQuery);
+      return list.ok ? { ok: true, value: successResult(list.value) } : list;
+    }
+  }
 }
 
 /** An exchange with a signed-in caller. */
@@ -253,10 +290,15 @@ async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name:
     told(parsed.error.code, validNoteId(args, parsed.error));
     return errorResult(parsed.error);
   }
-  // The Note named, valid by the schema: list_notes names none.
-  const named = (parsed.value as { note_id?: string }).note_id;
+  // The Note named, valid by the schema: list_notes names none, search may, fetch names it first in the hit's ID.
+  const named = noteNamed(tool.name, parsed.value);
   try {
-    const result = tool.command === null ? await gateway.listNotes(principal.user, parsed.value as NoteQuery) : await onNote(gateway, principal, tool.command, parsed.value);
+    if (tool.command === null) {
+      const answer = await onGateway(gateway, principal, tool.name, parsed.value, notePage ?? notePagePath);
+      told(answer.ok ? "ok" : (answer.error as NoteError).code, named);
+      return answer.ok ? answer.value : errorResult(answer.error as NoteError);
+    }
+    const result = await onNote(gateway, principal, tool.command, parsed.value);
     told(result.ok ? "ok" : (result.error as NoteError).code, named);
     if (!result.ok) return errorResult(result.error as NoteError);
     // A write links to the page where the user sees it, opened on the tab it wrote (a source: the Sources tab).
@@ -266,6 +308,12 @@ async function callTool({ principal, gateway, hooks, notePage }: SignedIn, name:
     told("internal_error", named);
     throw error;
   }
+}
+
+/** The Note valid arguments name: their note_id, or for fetch the first part of the hit's ID. */
+function noteNamed(tool: string, args: unknown): string | undefined {
+  if (tool === "fetch") return (args as { id: string }).id.split("/")[0];
+  return (args as { note_id?: string }).note_id;
 }
 
 /** The tab a write's result concerns: its `tab_id`, or the Sources tab for a source; none for a write on the whole Note. */

@@ -6,6 +6,7 @@
  */
 import { SCOPES } from "../auth/scopes.js";
 import { CHANGES_KEPT, LIMITS, type CommandName } from "../note/index.js";
+import { FETCH_CHARS } from "../note/search/contract.js";
 import type { ToolName } from "./schemas.js";
 
 export interface ToolDefinition {
@@ -14,7 +15,7 @@ export interface ToolDefinition {
   description: string;
   scopes: readonly string[];
   readOnly: boolean;
-  /** The Note operation it runs; list_notes reads the user's directory instead. */
+  /** The Note operation it runs; list_notes reads the user's directory instead, and search and fetch go through the gateway (src/mcp/server.ts). */
   command: CommandName | null;
 }
 
@@ -28,6 +29,33 @@ const WRITE_RULES =
   "arguments_differ: true means your resend did not match the first call: the first call's result stands; use a new key for a new intent.";
 
 export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: "search",
+    title: "Search your Notes",
+    description:
+      "Finds slides, Sheet rows, Markdown sections, sources, files, tabs and Notes by their words, in every Note you can use through this connector, or in one (note_id). " +
+      "Any language: case and accents are ignored (perche finds perché), and a word inside Japanese or Chinese text is found. Best hits first. " +
+      "Each hit's id is its exact IDs joined by '/': note_id/tab_id/slide_id (or row_id, source_id, file_id), note_id/markdown/section-n, note_id/tab_id, or note_id alone. " +
+      "Use those IDs as they are to act on the hit: edit_note_tab with that tab_id and slide_id or row_id (slide_update, row_update), after list_note_tabs for expected_version. " +
+      "Call fetch with a hit's id for its whole text. The structured result also lists each hit's IDs by name, its kind, note_title, a snippet with the matched words, and url, the person's page showing it. " +
+      `Up to ${LIMITS.searchPageSize} hits per page (default ${LIMITS.searchPageDefault}); pass next_cursor back as cursor, with the same query, for more until it is null.`,
+    scopes: READ,
+    readOnly: true,
+    command: null,
+  },
+  {
+    name: "fetch",
+    title: "Read a search hit",
+    description:
+      "Reads the whole text of one hit by its id from search: a slide (title, body, speaker notes), a Sheet row (each cell with its column), a Markdown section, " +
+      "a source (title, URL, description), a file's details, a tab's outline, or a Note's outline (its tabs). " +
+      `Answers id, title, text, url (the person's page showing it) and metadata: the exact IDs (note_id, tab_id, slide_id, row_id, source_id, file_id), kind, note_title, and the Note's version now, usable as expected_version for an edit. ` +
+      `The text is at most ${FETCH_CHARS.toLocaleString("en-US")} characters: metadata.truncated says when it was cut and length gives the whole; read_note_tab reads the rest. ` +
+      "A hit from a Note you can no longer use answers note_not_found (or note_not_approved).",
+    scopes: READ,
+    readOnly: true,
+    command: null,
+  },
   {
     name: "list_notes",
     title: "List Notes",

@@ -8,6 +8,8 @@ import type { AttachmentKind } from "./cursor.js";
 import type { Cells } from "./store.js";
 import type { AddableTabType, TabType } from "./tabs/ids.js";
 import type { ChangeDetail, RevertedChange } from "./undo.js";
+import type { FetchedItem } from "./search/contract.js";
+import type { DescribedHits, NoteSearchPage } from "./search/search.js";
 
 /** Who is calling, and through which door. */
 export interface Caller {
@@ -243,6 +245,12 @@ interface Commands {
   };
   list_changes: { input: { since_version: number; limit?: number | undefined }; output: ChangePage };
   revert_change: { input: WriteInput & { version: number }; output: RevertedChange };
+  /** This Note's items holding any of the query's words, best first (docs/search.md). */
+  search: { input: { query: string; limit?: number | undefined; cursor?: string | undefined }; output: NoteSearchPage };
+  /** The items of document keys a directory ranked, described fresh, in the order given; keys no longer held are left out. */
+  describe_hits: { input: { keys: number[]; query: string }; output: DescribedHits };
+  /** One hit's whole text by its id (SearchHit.id), bounded by FETCH_CHARS. */
+  fetch_item: { input: { id: string }; output: FetchedItem };
 
   // The person's app.
   create_note: { input: { title: string; markdown?: string | undefined }; output: NoteSummary };
@@ -280,4 +288,4 @@ export type Output<K extends CommandName> = Commands[K]["output"];
 export const KEYED_COMMANDS = ["create_tab", "edit_tab", "add_source", "revert_change"] as const;
 export type KeyedCommand = (typeof KEYED_COMMANDS)[number];
 /** What an agent may do through a connector: the MCP tools' operations, nothing of the person's. */
-export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", ...KEYED_COMMANDS]);
+export const CONNECTOR_COMMANDS: ReadonlySet<CommandName> = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", "search", "describe_hits", "fetch_item", ...KEYED_COMMANDS]);

@@ -61,6 +61,28 @@ export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" 
 /** An items cursor as a caller may send it: a 100-character ID gives one of about 190. */
 export const ITEMS_CURSOR_LENGTH = 200;
 
+/**
+ * A cursor into a Note's search hits: the last hit's score and key (hits are
+ * in score, then key, order), bound to the Note and the query, so a cursor
+ * of another query or Note is refused. A commit between two pages moves the
+ * scores: a hit may then show twice or not at all, never an error.
+ */
+export function encodeSearchCursor(noteId: string, query: string, after: { score: number; key: number }): string {
+  return seal(`${noteId}\n${query}`, `search:${String(after.score)}:${after.key}`);
+}
+
+/** Where the next page of this query's hits starts, or null for a cursor not issued for this Note and query. */
+export function decodeSearchCursor(noteId: string, query: string, cursor: string): { score: number; key: number } | null {
+  const match = /^search:([-+.0-9e]{1,40}):(\d{1,16})$/.exec(open(`${noteId}\n${query}`, cursor, SEARCH_CURSOR_LENGTH) ?? "");
+  if (match === null) return null;
+  const score = Number(match[1]);
+  const key = Number(match[2]);
+  return Number.isFinite(score) && String(score) === match[1] && Number.isSafeInteger(key) ? { score, key } : null;
+}
+
+/** A search cursor as a caller may send it: the longest score and key give one of about 90. */
+export const SEARCH_CURSOR_LENGTH = 200;
+
 /** A cursor: `body` and its checksum under `scope` (the Note or the user it was issued for), base64url. */
 function seal(scope: string, body: string): string {
   return base64url(`${body}.${checksum(scope, body)}`);

@@ -46,7 +46,9 @@ export type NoteError =
   /** A later change touched what the change to take back touched (undo.ts): those changes, as version_conflict lists its own. */
   | { code: "revert_conflict"; message: string; version: number; changes: ChangeEntry[]; changes_complete: boolean }
   | { code: "change_not_found"; message: string; version: number; oldest_version: number | null; current_version: number }
-  | { code: "not_revertible"; message: string; version: number; operation: string; reason: string };
+  | { code: "not_revertible"; message: string; version: number; operation: string; reason: string }
+  /** fetch: no item of this id in the Note (deleted since the search, or never one). */
+  | { code: "item_not_found"; message: string; id: string };
 
 /** The issues an error lists at most, then a count of the rest. */
 const MAX_ISSUES = 50;

@@ -69,6 +69,8 @@ export const LIMITS = {
   /** Hits per page of search (and its default). */
   searchPageSize: 50,
   searchPageDefault: 10,
+  /** A search cursor as a caller may send it (the edge's bound; the cursor's own check is where it is decoded). */
+  searchCursorLength: 512,
   /** A list_notes cursor as a caller may send it: a Note ID of 64 characters gives one of 107. */
   notesCursorLength: 160,
 } as const;

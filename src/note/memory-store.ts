@@ -9,9 +9,11 @@
 import type { ChangeEntry } from "./changes.js";
 import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
+import { bm25, tokensOf } from "./search/bm25.js";
+import type { IndexDoc } from "./search/documents.js";
 import { byCodePoint } from "./unicode.js";
 import { trashOf, type ChangeTouch, type UndoStep } from "./undo.js";
-import type { ChangeUndo, DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
+import type { ChangeUndo, DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, ScoredDoc, SearchAfter, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
   #meta: NoteMeta | null = null;
@@ -38,6 +40,8 @@ export class MemoryNoteStore implements NoteStore {
   readonly #touched = new Map<string, number>();
   readonly #undos = new Map<number, { touch: string; steps: string } | null>();
   #committed: ChangeEntry[] = [];
+  /** The search index by key (the SQLite store's FTS5 table `search`). */
+  readonly #search = new Map<number, IndexDoc>();
   /** Undo steps of the running transaction, newest last; null outside one. */
   #undo: (() => void)[] | null = null;
 
@@ -353,6 +357,36 @@ export class MemoryNoteStore implements NoteStore {
     return this.#outbox.size > 0;
   }
 
+  searchPut(doc: IndexDoc): void {
+    this.#saveEntry(this.#search, doc.key);
+    this.#search.set(doc.key, { key: doc.key, item: doc.item, text: doc.text });
+  }
+  searchDrop(key: number): void {
+    if (!this.#search.has(key)) return;
+    this.#saveEntry(this.#search, key);
+    this.#search.delete(key);
+  }
+  searchQuery(terms: readonly (readonly string[])[], after: SearchAfter | null, limit: number): ScoredDoc[] {
+    const tokens = new Map<number, string[]>();
+    for (const [key, doc] of this.#search) tokens.set(key, tokensOf(doc.text));
+    return bm25(tokens, terms)
+      .filter(({ key, score }) => after === null || score > after.score || (score === after.score && key > after.key))
+      .sort((a, b) => a.score - b.score || a.key - b.key)
+      .slice(0, limit)
+      .map(({ key, score }) => ({ key, item: (this.#search.get(key) as IndexDoc).item, score }));
+  }
+  searchDocs(keys: readonly number[]): IndexDoc[] {
+    return [...new Set(keys)]
+      .sort((a, b) => a - b)
+      .flatMap((key) => {
+        const doc = this.#search.get(key);
+        return doc === undefined ? [] : [{ ...doc }];
+      });
+  }
+  searchDump(): IndexDoc[] {
+    return this.searchDocs([...this.#search.keys()]);
+  }
+
   /**
    * Everything kept, as the rows of the SQLite tables of the same names and
    * columns (src/storage/migrations.ts), each table in primary-key order: what
@@ -382,6 +416,8 @@ export class MemoryNoteStore implements NoteStore {
       outbox: [...this.#outbox.values()].map(({ seq, user, entry }) => ({ seq, user, entry: JSON.stringify(entry) })),
       touched: [...this.#touched].sort(([a], [b]) => byCodePoint(a, b)).map(([key, version]) => ({ key, version })),
       sheet_rows: this.rows.rows().map(({ tab_id, item: r }) => ({ tab_id, idx: r.key, id: r.id, cells: JSON.stringify(r.cells) })),
+      // The FTS5 table's rows as `SELECT rowid, * FROM search` has them (test/support/note-tables.ts); its shadow tables are FTS5's own.
+      search: this.searchDump().map((d) => ({ rowid: d.key, text: d.text, item: d.item })),
     };
   }
 }

@@ -23,6 +23,8 @@ import { CHANGE_TAB, EDIT_TAB } from "./tabs/edit.js";
 import { readChange, REVERT_CHANGE, UNDO_CHANGE } from "./undo.js";
 import { openNote } from "./pipeline/access.js";
 import { Checks, fields } from "./validate.js";
+import { IndexedStore } from "./search/indexed-store.js";
+import { describeHits, fetchItem, searchNote } from "./search/search.js";
 
 interface NoteOptions {
   /** Milliseconds since the epoch; tab IDs and timestamps read it. */
@@ -57,6 +59,9 @@ const HANDLERS: { readonly [K in CommandName]: Handler<K> } = {
   list_attachments: listAttachments,
   list_changes: listChanges,
   revert_change: keyed(REVERT_CHANGE),
+  search: searchNote,
+  describe_hits: describeHits,
+  fetch_item: fetchItem,
   // The person's app.
   create_note: createNote,
   read_note: readNote,
@@ -96,7 +101,8 @@ export class Note {
     store: NoteStore,
     options: NoteOptions,
   ) {
-    this.#ctx = { id, store, now: options.now };
+    // Every content write through the rules keeps the Note's search index current, in its own transaction.
+    this.#ctx = { id, store: store instanceof IndexedStore ? store : new IndexedStore(store), now: options.now };
   }
 
   /**

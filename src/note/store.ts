@@ -10,6 +10,7 @@ import type { AttachmentKind } from "./cursor.js";
 import type { Result } from "./result.js";
 import type { TabType } from "./tabs/ids.js";
 import type { IndexDelta } from "./search/contract.js";
+import type { IndexDoc } from "./search/documents.js";
 import type { ChangeTouch, UndoStep } from "./undo.js";
 
 export interface NoteMeta {
@@ -160,6 +161,19 @@ export interface OwedEntry {
   entry: DirectoryEntry;
 }
 
+/** A document the index found, with its bm25 score (lower is better, as FTS5's bm25 returns it). */
+export interface ScoredDoc {
+  key: number;
+  item: string;
+  score: number;
+}
+
+/** Where a page of search hits starts: after this score and key, in (score, key) order. */
+export interface SearchAfter {
+  score: number;
+  key: number;
+}
+
 export interface NoteStore {
   /**
    * Runs one operation atomically: it commits when `fn` returns a success,
@@ -258,4 +272,22 @@ export interface NoteStore {
   dropDirectoryEntries(): void;
   /** Whether any entry is still owed, read from storage: what decides that a deleted Note may be erased. */
   owesDirectoryEntries(): boolean;
+
+  /**
+   * The Note's search index (docs/search.md): one document a key. Written by
+   * the domain's wrapper (search/indexed-store.ts) in the operation's own
+   * transaction; `searchPut` replaces the key's document.
+   */
+  searchPut(doc: IndexDoc): void;
+  searchDrop(key: number): void;
+  /**
+   * Up to `limit` documents holding any of the terms (each a token, or tokens
+   * that must follow one another), best first: by FTS5's bm25 score (k1 1.2,
+   * b 0.75), then by key; after `after` when given.
+   */
+  searchQuery(terms: readonly (readonly string[])[], after: SearchAfter | null, limit: number): ScoredDoc[];
+  /** The documents of these keys that the index holds, in key order. */
+  searchDocs(keys: readonly number[]): IndexDoc[];
+  /** Every document, in key order: a new member's whole copy, and what the tests compare. */
+  searchDump(): IndexDoc[];
 }

@@ -73,6 +73,19 @@ export const Shell: FC = () => (
         </p>
       </header>
       <main>
+        <Section id="search" title="Search this Note">
+          <form id="search-note" class="row" role="search" aria-describedby="search-summary">
+            <label>
+              Words to find <input type="search" name="q" maxlength={LIMITS.searchQueryLength} autocomplete="off" required />
+            </label>
+            <button type="submit">Search</button>
+          </form>
+          <p id="search-summary" class="meta" role="status" aria-live="polite"></p>
+          <ol id="search-results" class="search-results"></ol>
+          <button type="button" id="search-more" hidden>
+            More hits
+          </button>
+        </Section>
         <Section id="tabs" title="Tabs">
           <ol id="tab-strip" class="tab-strip"></ol>
           <form id="add-tab" class="row">

@@ -10,7 +10,7 @@ export const APP_CSS = `
 body { margin: 0; font: 16px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header, main { max-width: 72rem; margin: 0 auto; padding: 0.75rem 1rem; }
 main { display: grid; gap: 1rem; grid-template-columns: minmax(0, 1fr); }
-@media (min-width: 60rem) { main { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); } #tabs, #tab-panel { grid-column: 1; } #access { grid-column: 2; grid-row: 1; } #activity { grid-column: 2; grid-row: 2 / span 2; } }
+@media (min-width: 60rem) { main { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); } #search, #tabs, #tab-panel { grid-column: 1; } #access { grid-column: 2; grid-row: 1; } #activity { grid-column: 2; grid-row: 2 / span 2; } }
 header { position: relative; }
 #sign-out { position: absolute; top: 0.75rem; right: 1rem; }
 @media (max-width: 30rem) { #sign-out { position: static; margin-bottom: 0.5rem; } }
@@ -101,6 +101,12 @@ label.check { flex-direction: row; align-items: center; gap: 0.3rem; font-size: 
 .feed .changed dd { margin: 0 0 0.35rem 0.5rem; min-width: 0; }
 .feed .changed pre { margin: 0; font: inherit; white-space: pre-wrap; overflow-wrap: anywhere; }
 .feed .changed .clipped { display: block; color: var(--muted); font-size: 0.8rem; }
+.search-results { padding-left: 1.5rem; margin: 0; }
+.search-results li { margin: 0.4rem 0; overflow-wrap: anywhere; }
+.search-results .badge { font-size: 0.75rem; border: 1px solid currentColor; border-radius: 999px; padding: 0 0.4rem; color: var(--muted); }
+.search-results code { color: var(--muted); }
+.search-results .snippet { margin: 0.15rem 0 0; color: var(--muted); font-size: 0.9rem; white-space: pre-wrap; }
+.slides > li.found, tr.found td { background: var(--fresh); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .attachment-form { display: none; margin: 0.5rem 0 1rem; padding: 0.5rem 0.75rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
 #tab-panel[data-tab-id="sources"] #cite-source, #tab-panel[data-tab-id="files"] #add-file { display: block; }

@@ -3,7 +3,7 @@
  * migration is never edited: a change is a new entry, with a test that
  * upgrades data written by the old schema (docs/storage-schema.md).
  */
-import { foldTitle, newSlideId } from "../note/index.js";
+import { foldTitle, newSlideId, noteDocuments, wholeIndexEntries, type Cells, type FileRow, type Slide, type SourceRow, type TabRow } from "../note/index.js";
 import type { Sql } from "./sql.js";
 
 export interface Migration {
@@ -191,6 +191,38 @@ export const NOTE_MIGRATIONS: readonly Migration[] = [
       // last version that touched it, so "did anything after version v touch this?" is one read a key.
       `CREATE TABLE touched (key TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID`,
     ],
+  },
+  {
+    version: 10,
+    name: "search: the Note's full-text index",
+    statements: [
+      // One document an item (src/note/search/documents.ts): the rowid its key, `text` its words as the domain's tokenizer
+      // folded them (src/note/search/text.ts), split by FTS5's ascii tokenizer on the spaces between them; `item` the item's
+      // own ID, stored, not indexed (a hit names it). A regular content table: FTS5 keeps the indexed text once more
+      // (search_content), so a document is replaced or dropped by rowid alone and the index can be read back whole
+      // (docs/storage-schema.md says what it costs).
+      `CREATE VIRTUAL TABLE search USING fts5(text, item UNINDEXED, tokenize = 'ascii')`,
+    ],
+    backfill: (sql) => {
+      // Every document of the content written before, and each member's directory its whole copy (the outbox delivers it).
+      const meta = sql.first<{ note_id: string; title: string; version: number; approved: number; deleted: number }>(`SELECT note_id, title, version, approved, deleted FROM meta WHERE id = 1`);
+      if (meta === null || meta.deleted === 1) return;
+      const tabs = sql.all<Omit<TabRow, "columns"> & { columns: string }>(`SELECT id, type, label, position, slide_count, row_count, columns FROM tabs ORDER BY position, id`).map((t) => ({ ...t, columns: JSON.parse(t.columns) as string[] }));
+      const docs = noteDocuments({
+        meta,
+        tabs,
+        slides: (tabId) => sql.all<Slide>(`SELECT id, title, body, notes FROM slides WHERE tab_id = ? ORDER BY idx`, tabId),
+        rows: (tabId) => sql.all<{ id: string; cells: string }>(`SELECT id, cells FROM sheet_rows WHERE tab_id = ? ORDER BY idx`, tabId).map((r) => ({ id: r.id, cells: JSON.parse(r.cells) as Cells })),
+        markdown: sql.first<{ text: string }>(`SELECT text FROM markdown WHERE id = 1`)?.text ?? "",
+        sources: sql.all<SourceRow>(`SELECT seq, title, url, normalized_url, description, added_at FROM sources ORDER BY seq`),
+        files: sql.all<FileRow>(`SELECT seq, name, media_type, size_bytes, added_at FROM files ORDER BY seq`),
+      });
+      for (const doc of docs) sql.run(`INSERT INTO search (rowid, text, item) VALUES (?, ?, ?)`, doc.key, doc.text, doc.item);
+      const header = { note_id: meta.note_id, title: meta.title, approved: meta.approved === 1, version: meta.version };
+      for (const { user } of sql.all<{ user: string }>(`SELECT user FROM members ORDER BY user`)) {
+        for (const entry of wholeIndexEntries(header, docs)) sql.run(`INSERT INTO outbox (user, entry) VALUES (?, ?)`, user, JSON.stringify(entry));
+      }
+    },
   },
 ];
 

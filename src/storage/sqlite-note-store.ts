@@ -1,6 +1,6 @@
 /** The Note's storage in its Durable Object's SQLite database. */
 import type { ChangeEntry, AttachmentKind, DirectoryEntry, Result, Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/index.js";
-import { trashOf, type ChangeTouch, type ChangeUndo, type UndoStep } from "../note/index.js";
+import { termsExpression, trashOf, type ChangeTouch, type ChangeUndo, type IndexDoc, type ScoredDoc, type SearchAfter, type UndoStep } from "../note/index.js";
 import { migrate, type Migration } from "./migrations.js";
 import type { Sql, SqlValue } from "./sql.js";
 
@@ -176,6 +176,8 @@ export class SqliteNoteStore implements NoteStore {
   /** Brings the schema up to date, in one transaction of its own: the object's constructor runs it. */
   migrate(migrations: readonly Migration[]): void {
     this.#exclusive(() => migrate(this.sql, migrations));
+    // A migration may queue directory entries (migration 10, the index's first copy): the next operation delivers them.
+    if (this.owesDirectoryEntries()) this.#queued = true;
   }
 
   /**
@@ -472,5 +474,35 @@ export class SqliteNoteStore implements NoteStore {
   }
   owesDirectoryEntries(): boolean {
     return this.sql.first(`SELECT 1 FROM outbox LIMIT 1`) !== null;
+  }
+
+  searchPut(doc: IndexDoc): void {
+    // FTS5 takes REPLACE on its rowid: the key's old document (if any) leaves the index, the new one enters it.
+    this.sql.run(`INSERT OR REPLACE INTO search (rowid, text, item) VALUES (?, ?, ?)`, doc.key, doc.text, doc.item);
+  }
+  searchDrop(key: number): void {
+    this.sql.run(`DELETE FROM search WHERE rowid = ?`, key);
+  }
+  searchQuery(terms: readonly (readonly string[])[], after: SearchAfter | null, limit: number): ScoredDoc[] {
+    const match = termsExpression(terms);
+    if (match === "") return [];
+    const select = `SELECT rowid AS key, item, bm25(search) AS score FROM search WHERE search MATCH ?`;
+    const rows =
+      after === null
+        ? this.sql.all<ScoredDoc>(`${select} ORDER BY score, key LIMIT ?`, match, limit)
+        : this.sql.all<ScoredDoc>(`${select} AND (bm25(search) > ? OR (bm25(search) = ? AND rowid > ?)) ORDER BY score, key LIMIT ?`, match, after.score, after.score, after.key, limit);
+    return rows;
+  }
+  searchDocs(keys: readonly number[]): IndexDoc[] {
+    const unique = [...new Set(keys)];
+    const docs: IndexDoc[] = [];
+    for (let start = 0; start < unique.length; start += VALUES_PER_STATEMENT) {
+      const chunk = unique.slice(start, start + VALUES_PER_STATEMENT);
+      docs.push(...this.sql.all<IndexDoc>(`SELECT rowid AS key, item, text FROM search WHERE rowid IN (${chunk.map(() => "?").join(", ")})`, ...chunk));
+    }
+    return docs.sort((a, b) => a.key - b.key);
+  }
+  searchDump(): IndexDoc[] {
+    return this.sql.all<IndexDoc>(`SELECT rowid AS key, item, text FROM search ORDER BY rowid`);
   }
 }

@@ -173,7 +173,7 @@ async function authorizationUrl(server: LocalServer, provider = new MemoryOAuthP
   const client = new Client({ name: "oidc-e2e", version: "0.1.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider }));
   try {
-    expect((await client.listTools()).tools).toHaveLength(9);
+    expect((await client.listTools()).tools).toHaveLength(11);
     expect(provider.redirects).toEqual([]);
     await expect(client.callTool({ name: "list_notes", arguments: {} })).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.redirects).toHaveLength(1);

@@ -10,7 +10,7 @@ import { signIn } from "../../scripts/lib/sign-in.js";
 import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
 import { useLocalServer } from "../support/e2e-server.js";
 
-const READ_TOOLS = ["list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments", "list_note_changes"];
+const READ_TOOLS = ["search", "fetch", "list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments", "list_note_changes"];
 const WRITE_TOOLS = ["create_note_tab", "edit_note_tab", "add_note_source", "revert_note_change"];
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
@@ -27,7 +27,7 @@ const running = useLocalServer(async (server) => {
 });
 
 describe("the connector over real HTTP", () => {
-  it("lists exactly the nine tools, each closed, typed, annotated and scoped", async () => {
+  it("lists exactly the eleven tools, each closed, typed, annotated and scoped", async () => {
     const client: Client = await connectClient(running().mcpUrl, agentToken);
     // The demo's client is the current one (the v2 client); the v1 client stays in the tests that prove v1 clients still work.
     expect(client).toBeInstanceOf(Client);
@@ -51,7 +51,7 @@ describe("the connector over real HTTP", () => {
     const lines: string[] = [];
     const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line));
 
-    expect(t.tools).toHaveLength(9);
+    expect(t.tools).toHaveLength(11);
     expect(t.notes.notes.map((n) => n.note_id)).toContain(DEMO_NOTE_ID);
     // Seeded: created (1), approved (2), a Slides tab added (3).
     expect(t.tabsBefore.version).toBe(3);

@@ -15,7 +15,15 @@ export function dumpDatabase(sql: SqlStorage): string {
     const quoted = `"${name.replace(/"/g, '""')}"`;
     const columns = sql.exec(`SELECT * FROM ${quoted} LIMIT 0`).columnNames;
     const order = columns.map((_, i) => String(i + 1)).join(", ");
-    dump[name] = sql.exec(`SELECT * FROM ${quoted} ORDER BY ${order}`).toArray();
+    // Blobs (FTS5's index pages) as hex: JSON would write every one as {}.
+    dump[name] = sql
+      .exec(`SELECT * FROM ${quoted} ORDER BY ${order}`)
+      .toArray()
+      .map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v instanceof ArrayBuffer ? hex(v) : v])));
   }
   return JSON.stringify(dump);
+}
+
+function hex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

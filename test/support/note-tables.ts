@@ -3,6 +3,8 @@
  * table of the object's SQLite database, the real rows projected onto the
  * model's columns, and the rules every state of a Note keeps.
  */
+import { noteDocuments, type IndexDoc } from "../../src/note/search/documents.js";
+import type { Cells, FileRow, Slide, SourceRow, TabRow } from "../../src/note/store.js";
 import { canonical, FINGERPRINT, FIXED, LIMIT, show, TIME, type Row, type Tables } from "./note-model.js";
 
 /** The tables the model predicts row by row: their columns and primary keys. */
@@ -19,7 +21,9 @@ const MODELLED: Record<string, { columns: string[]; key: string[] }> = {
   changes: { columns: ["version", "entry"], key: ["version"] },
 };
 /** SQLite's tables outside the model, each with a rule of its own (`sqliteRules`). */
-const RULED = ["outbox", "schema_migrations", "sqlite_sequence", "touched"];
+const RULED = ["outbox", "schema_migrations", "sqlite_sequence", "touched", "search"];
+/** FTS5's own tables behind a full-text table (its index pages, sizes and settings): its rows are read through the table itself. */
+const FTS_SHADOW = /_(data|idx|content|docsize|config)$/;
 /**
  * What taking a change back keeps (src/note/undo.ts), outside the model: each log
  * row's `touch` and `undo`, and the slides and rows a change deleted, kept in its
@@ -32,16 +36,26 @@ const TIMES = new Set(["created_at", "added_at"]);
 /** Each table's `SELECT`, rows in primary-key order: the schema is the same in every Note of a run. */
 const selects = new Map<string, string>();
 
-/** Every table of a Durable Object's database but the runtime's own (`_cf_*`), rows in primary-key order. */
+/**
+ * Every table of a Durable Object's database but the runtime's own (`_cf_*`),
+ * rows in primary-key order. A full-text table (the search index, migration
+ * 10) as its rows with their rowid, not its shadow tables: those are FTS5's
+ * pages, which no model predicts (and a DELETE on them would break the index).
+ */
 export function sqliteTables(sql: SqlStorage): Tables {
-  const names = sql
-    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    .toArray()
+  const master = sql.exec<{ name: string; sql: string | null }>("SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name").toArray();
+  const virtual = master.filter((r) => /^CREATE VIRTUAL TABLE/i.test(r.sql ?? "")).map((r) => r.name);
+  const names = master
     .map((r) => r.name)
-    .filter((name) => !name.startsWith("_cf_"));
+    .filter((name) => !name.startsWith("_cf_"))
+    .filter((name) => !virtual.some((v) => name.startsWith(`${v}_`) && FTS_SHADOW.test(name)));
   const tables: Tables = {};
   for (const name of names) {
     let select = selects.get(name);
+    if (select === undefined && virtual.includes(name)) {
+      select = `SELECT rowid, * FROM "${name}" ORDER BY rowid`;
+      selects.set(name, select);
+    }
     if (select === undefined) {
       const key = sql
         .exec<{ name: string; pk: number }>(`PRAGMA table_info("${name}")`)
@@ -207,12 +221,47 @@ export function sqliteRules(tables: Tables, first: Tables, previous: Tables): st
   const version = Number(tables.meta?.[0]?.version ?? 0);
   const ahead = (tables.touched ?? []).filter((r) => Number(r.version) > version);
   if (ahead.length > 0) problems.push(`the touch index names versions past the Note's ${version}: ${show(ahead.slice(0, 3))}`);
+  problems.push(...indexRules(tables));
   for (const name of ["sources", "files"]) {
     const highest = Math.max(0, ...(tables[name] ?? []).map((r) => Number(r.seq)));
     const counter = Number((tables.sqlite_sequence ?? []).find((r) => r.name === name)?.seq ?? 0);
     if (counter < highest) problems.push(`the ${name} sequence is at ${counter} below its row ${highest}`);
   }
   return problems;
+}
+
+/**
+ * The search index holds exactly the documents of the content (docs/search.md): rebuilt from the
+ * tables as the migration builds it, row for row, so no write left a document stale, missing or behind.
+ */
+export function indexRules(tables: Tables): string[] {
+  const rebuilt = rebuildIndex(tables).map((d) => ({ rowid: d.key, text: d.text, item: d.item }));
+  const held = tables.search ?? [];
+  if (canonical(held) === canonical(rebuilt)) return [];
+  const want = new Map(rebuilt.map((r) => [r.rowid, r]));
+  const got = new Map(held.map((r) => [Number(r.rowid), r]));
+  const wrong = [...new Set([...want.keys(), ...got.keys()])]
+    .filter((key) => canonical(want.get(key)) !== canonical(got.get(key)))
+    .slice(0, 3)
+    .map((key) => `key ${key}: expected ${show(want.get(key))}, got ${show(got.get(key))}`);
+  return [`the search index differs from the one rebuilt from the content: ${wrong.join("; ")}`];
+}
+
+/** The index's documents as the content in these tables gives them (src/note/search/documents.ts). */
+export function rebuildIndex(tables: Tables): IndexDoc[] {
+  const meta = tables.meta?.[0];
+  if (meta === undefined || meta.deleted === 1 || meta.deleted === true) return [];
+  const tabs = (tables.tabs ?? []).map((t) => ({ ...(t as unknown as TabRow), columns: JSON.parse(String(t.columns)) as string[] }));
+  const items = (name: string, tabId: string) => (tables[name] ?? []).filter((r) => r.tab_id === tabId).sort((a, b) => Number(a.idx) - Number(b.idx));
+  return noteDocuments({
+    meta: { title: String(meta.title) },
+    tabs,
+    slides: (tabId) => items("slides", tabId) as unknown as Slide[],
+    rows: (tabId) => items("sheet_rows", tabId).map((r) => ({ id: String(r.id), cells: JSON.parse(String(r.cells)) as Cells })),
+    markdown: String(tables.markdown?.[0]?.text ?? ""),
+    sources: (tables.sources ?? []) as unknown as SourceRow[],
+    files: (tables.files ?? []) as unknown as FileRow[],
+  });
 }
 
 function column(table: string, name: string, value: unknown, problems: string[]): unknown {

@@ -7,8 +7,15 @@ import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
 import { api, newNote, ok, tool } from "../support/workers.js";
 
+/** Takes a database back to the schema before migration 10, as a Note written then holds it: no search index. */
+function beforeMigration10(sql: Sql): void {
+  sql.run("DROP TABLE search");
+  sql.run("DELETE FROM schema_migrations WHERE version = 10");
+}
+
 /** Takes a database back to the schema before migration 9, as a Note written then holds it: no undo information, no touch index. */
 function beforeMigration9(sql: Sql): void {
+  beforeMigration10(sql);
   sql.run("DROP TABLE touched");
   sql.run("DELETE FROM slides WHERE tab_id LIKE '~%'");
   sql.run("DELETE FROM sheet_rows WHERE tab_id LIKE '~%'");

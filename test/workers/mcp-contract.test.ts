@@ -15,11 +15,12 @@ import type { Caller } from "../../src/note/commands.js";
 import { MemoryNoteStore } from "../../src/note/memory-store.js";
 import { Note } from "../../src/note/note.js";
 import { noteNotFound } from "../../src/note/errors.js";
-import { fail, ok } from "../../src/note/result.js";
+import { fail, ok, type Result } from "../../src/note/result.js";
+import type { FetchedItem, SearchHit, SearchPage } from "../../src/note/search/contract.js";
 
 const USER = "alice";
 const PERSON: Caller = { user: USER, channel: "app" };
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
+const TOOL_NAMES = ["search", "fetch", "list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
 const WRITES = new Set(["create_note_tab", "edit_note_tab", "add_note_source", "revert_note_change"]);
 
 /** Notes of the real domain, each in its own in-memory store: what the Durable Objects are in production. */
@@ -51,6 +52,19 @@ class MemoryNotes implements NoteGateway {
     }
     return ok({ notes, next_cursor: null });
   };
+
+  // The directory ranks across Notes in production; here each Note's own search, one after another (enough for a contract).
+  search: NoteGateway["search"] = async (caller, { note_id, ...query }) => {
+    const hits: SearchHit[] = [];
+    for (const id of note_id === undefined ? this.notes.keys() : [note_id]) {
+      const page = await this.execute(id, caller, "search" as never, query as never);
+      if (page.ok) hits.push(...(page.value as SearchPage).hits);
+      else if (note_id !== undefined) return page;
+    }
+    return ok({ hits, next_cursor: null });
+  };
+
+  fetch: NoteGateway["fetch"] = async (caller, id) => (await this.execute(id.split("/")[0] as string, caller, "fetch_item" as never, { id } as never)) as Result<FetchedItem>;
 }
 
 const open: Client[] = [];
@@ -106,7 +120,7 @@ function objectSchemas(schema: unknown): Record<string, unknown>[] {
 }
 
 describe("tools/list through the SDK client", () => {
-  it("lists the nine tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
+  it("lists the eleven tools, each with a closed input schema, an output schema, annotations and its OAuth scopes", async () => {
     const client = await connect();
     // As sent: the SDK client's own parse of a tool drops the top-level securitySchemes it does not know.
     const { tools } = await client.request({ method: "tools/list" }, z.object({ tools: z.array(z.looseObject({ name: z.string() })) }));
@@ -149,12 +163,14 @@ describe("every tool's success matches its declared output schema", () => {
         return result.ok ? { ok: true, value: { ...(result.value as object), version: "7" } } : result;
       },
       listNotes: (user, query) => notes.listNotes(user, query),
+      search: notes.search,
+      fetch: notes.fetch,
     };
     const client = await connect(broken);
     await expect(client.callTool({ name: "list_note_tabs", arguments: { note_id: "n1" } })).rejects.toThrow(/output schema/);
   });
 
-  it("each of the nine tools answers a structured result the client accepts", async () => {
+  it("each of the eleven tools answers a structured result the client accepts", async () => {
     const { client, noteId, version } = await setUp();
 
     expect(await call(client, "list_notes", {})).toEqual({ notes: [{ note_id: noteId, title: "Note n1" }], next_cursor: null });

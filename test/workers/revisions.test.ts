@@ -15,7 +15,7 @@ const UI = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/htm
 const PREVIEWED = ["read_note_tab", "create_note_tab", "edit_note_tab"];
 const PREVIEW_URI = "ui://notes/deck-preview.html";
 
-const TOOL_NAMES = ["list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
+const TOOL_NAMES = ["search", "fetch", "list_notes", "list_note_tabs", "read_note_tab", "create_note_tab", "edit_note_tab", "add_note_source", "list_note_attachments", "list_note_changes", "revert_note_change"];
 
 /** A request from its own client address, so the per-address limit of one test does not spend another's. */
 let address = 0;

@@ -88,9 +88,27 @@ export function queryTerms(query: string): string[][] {
  */
 export function matchExpression(query: string): string | null {
   const terms = queryTerms(query);
-  if (terms.length === 0) return null;
-  const unique = [...new Set(terms.map((words) => `"${words.join(" ")}"`))];
-  return unique.join(" OR ");
+  return terms.length === 0 ? null : termsExpression(terms);
+}
+
+/** The FTS5 MATCH expression of terms as queryTerms gives them: each a quoted phrase, any of them, each once. */
+export function termsExpression(terms: readonly (readonly string[])[]): string {
+  return uniqueTerms(terms)
+    .map((words) => `"${words.join(" ")}"`)
+    .join(" OR ");
+}
+
+/** The terms each once, in their first order: what a MATCH expression and the memory store's ranking take. */
+export function uniqueTerms(terms: readonly (readonly string[])[]): string[][] {
+  const seen = new Set<string>();
+  const out: string[][] = [];
+  for (const words of terms) {
+    const spelled = words.join(" ");
+    if (words.length === 0 || seen.has(spelled)) continue;
+    seen.add(spelled);
+    out.push([...words]);
+  }
+  return out;
 }
 
 /**

@@ -9,7 +9,7 @@
  * This file reads and follows the Note and draws the tabs; each kind of tab
  * has its panel (slides.ts, sheet.ts, markdown.ts, attachments.ts), the feed
  * its view (feed-view.ts), the header the Note's title and members
- * (header.ts), and state.ts holds what they share. The same script is the
+ * (header.ts), the search box its module (search.ts), and state.ts holds what they share. The same script is the
  * home's (home.ts) at /notes/.
  */
 import { api, SIGN_IN_AT, write } from "./api.js";
@@ -21,6 +21,7 @@ import { bindTitleAndMembers, renderMembers, syncTitleField } from "./header.js"
 import { startHome } from "./home.js";
 import { bindMarkdown, markdownUnsaved, syncMarkdown } from "./markdown.js";
 import { loadSheetPage, reloadSheet, sheetsUnsaved, unsavedInSheet } from "./sheet.js";
+import { bindSearch } from "./search.js";
 import { renderSlides, slidesUnsaved, unsavedInDeck } from "./slides.js";
 import { feed, noteBase, noteId, page, selectedTab } from "./state.js";
 import type { ChangeEntry, LiveMessage, Note, Tab } from "./types.js";
@@ -475,6 +476,7 @@ function bind(): void {
     $("confirm-delete").hidden = true;
     if (tab !== undefined) void write("Delete", "DELETE", `/tabs/${encodeURIComponent(tab.id)}`).then(() => $("delete-tab").focus());
   });
+  bindSearch();
   bindMarkdown();
   bindAttachments();
   bindTitleAndMembers();
