@@ -110,6 +110,11 @@ export async function measureSearch(server: BenchServer, options: BenchOptions):
   const holders = Math.min(10, small);
   const empty: SearchBench = { skipped: null, notes: [small, large], holders, comparisons: [], costs: [] };
   if (!(await hasSearchTool(server.origin, server.agentToken))) return { ...empty, skipped: "the connector lists no search tool" };
+  const refused = await searchHits(server.origin, server.agentToken, SEARCH_QUERIES[0].query).then(
+    () => null,
+    (error: unknown) => String(error instanceof Error ? error.message : error),
+  );
+  if (refused !== null) return { ...empty, skipped: `the search tool refused a search across Notes (${refused.slice(0, 200)})` };
   log(`[bench] search: a user with ${small} Notes and one with ${large}, ${holders} of each holding the words …`);
   const users: SearchUser[] = [];
   for (const notes of [small, large]) {

@@ -18,6 +18,12 @@ export const SEARCH_LIMIT = 5;
 
 export interface QualityOptions {
   seed?: number;
+  /**
+   * Each query within its expected Note only (`note_id` given): the Note's own
+   * index and ranking among its items, not the issue's figure (which searches
+   * across all the user's Notes). A check of the machinery, and of the Note's side.
+   */
+  withinNote?: boolean;
   /** Longest wait for the cross-Note index to settle, in seconds. */
   settleMaxSec?: number;
   log: (line: string) => void;
@@ -25,8 +31,9 @@ export interface QualityOptions {
 }
 
 /** One `search` call: its hits, or the tool's refusal. Throws if the connector has no such tool. */
-export async function search(origin: string, agentToken: string, query: string, limit = SEARCH_LIMIT): Promise<{ hits: Hit[]; error: string | null }> {
-  const response = await fetch(`${origin}${MCP_PATH}`, { method: "POST", headers: mcpHeaders(agentToken), body: toolCallBody("search", { query, limit }), signal: AbortSignal.timeout(30_000) });
+export async function search(origin: string, agentToken: string, query: string, limit = SEARCH_LIMIT, noteId?: string): Promise<{ hits: Hit[]; error: string | null }> {
+  const args = { query, limit, ...(noteId === undefined ? {} : { note_id: noteId }) };
+  const response = await fetch(`${origin}${MCP_PATH}`, { method: "POST", headers: mcpHeaders(agentToken), body: toolCallBody("search", args), signal: AbortSignal.timeout(30_000) });
   const text = await response.text();
   if (response.status !== 200) throw new Error(`search answered HTTP ${response.status}: ${text.slice(0, 300)}`);
   const parsed = JSON.parse(text) as { result?: { structuredContent?: { hits?: Hit[] }; content?: { text?: string }[] }; error?: { message?: string } };
@@ -47,10 +54,10 @@ async function requireSearchTool(origin: string, agentToken: string): Promise<vo
   if (!(listed.result?.tools ?? []).some((t) => t.name === "search")) throw new Error("the connector has no `search` tool yet (tools/list does not list it)");
 }
 
-async function runQueries(origin: string, agentToken: string, corpus: Corpus, expected: Map<string, Expected>): Promise<QueryResult[]> {
+async function runQueries(origin: string, agentToken: string, corpus: Corpus, expected: Map<string, Expected>, withinNote: boolean): Promise<QueryResult[]> {
   return pool(corpus.queries, 4, async (query) => {
     const want = expected.get(query.expect) as Expected;
-    const { hits, error } = await search(origin, agentToken, query.query);
+    const { hits, error } = await search(origin, agentToken, query.query, SEARCH_LIMIT, withinNote ? want.note_id : undefined);
     return { query, expected: want, hits, rank: rankOf(hits, want), error };
   });
 }
@@ -68,6 +75,7 @@ function group<K extends string>(results: readonly QueryResult[], key: (q: Label
 
 export async function runQuality(options: QualityOptions): Promise<QualityReport> {
   const { log, signal } = options;
+  const withinNote = options.withinNote === true;
   const corpus = generateCorpus(options.seed);
   log(`[search:quality] corpus: ${corpus.notes.length} Notes, ${corpus.queries.length} labelled queries; bundling the Worker …`);
   const bundle = await bundleWorker(signal);
@@ -79,13 +87,13 @@ export async function runQuality(options: QualityOptions): Promise<QualityReport
       const expected = await loadCorpus(server.origin, server.agentToken, server.api, corpus, log, signal);
       const loaded = Date.now();
       log(`[search:quality] loaded in ${((loaded - started) / 1000).toFixed(1)} s; querying until two runs in a row agree …`);
-      let results = await runQueries(server.origin, server.agentToken, corpus, expected);
+      let results = await runQueries(server.origin, server.agentToken, corpus, expected, withinNote);
       let settledAt = Date.now();
       const deadline = loaded + (options.settleMaxSec ?? 60) * 1000;
       for (;;) {
         signal?.throwIfAborted();
         await new Promise((resolve) => setTimeout(resolve, 1_000));
-        const again = await runQueries(server.origin, server.agentToken, corpus, expected);
+        const again = await runQueries(server.origin, server.agentToken, corpus, expected, withinNote);
         if (signature(again) === signature(results)) break;
         results = again;
         settledAt = Date.now();
@@ -104,6 +112,7 @@ export async function runQuality(options: QualityOptions): Promise<QualityReport
       const types: QueryType[] = ["keyword", "phrase", "question", "title", "no-accents", "inside-word", "mixed-script"];
       return {
         seed: corpus.seed,
+        withinNote,
         notes: corpus.notes.length,
         items,
         loadSeconds: Math.round((loaded - started) / 100) / 10,

@@ -86,6 +86,8 @@ export function figures(results: readonly QueryResult[]): Figures {
 
 export interface QualityReport {
   seed: number;
+  /** Each query within its expected Note only (not the issue's figure), or across every Note. */
+  withinNote: boolean;
   notes: number;
   items: { slides: number; rows: number; sections: number; sources: number };
   loadSeconds: number;
@@ -116,7 +118,9 @@ export function markdownQuality(report: QualityReport, goals = { precisionAt1: 0
     "# npm run search:quality",
     "",
     `Corpus: seed ${report.seed}, ${report.notes} Notes (${report.items.slides} slides, ${report.items.rows} Sheet rows, ${report.items.sections} Markdown sections, ${report.items.sources} sources), loaded in ${report.loadSeconds} s; the cross-Note index settled ${report.settleSeconds} s after the last write.`,
-    `Each query through the MCP \`search\` tool (limit 5) as alice's agent, across all her Notes.`,
+    report.withinNote
+      ? "Each query through the MCP `search` tool (limit 5) as alice's agent, **within its expected Note only** (`--within-note`: the Note's own ranking, not the issue's figure)."
+      : "Each query through the MCP `search` tool (limit 5) as alice's agent, across all her Notes.",
     "",
     `Precision at 1: **${pct(report.overall.precisionAt1)}** (goal ${goals.precisionAt1}: ${met(report.overall.precisionAt1, goals.precisionAt1)}); recall at 5: **${pct(report.overall.recallAt5)}** (goal ${goals.recallAt5}: ${met(report.overall.recallAt5, goals.recallAt5)}).`,
     "",
