@@ -37,14 +37,14 @@ export function directoryStats(origin: string, user: string): Promise<DirectoryS
 
 /**
  * A user's directory stats once its deliveries have stopped: the outbox
- * delivers after a write commits, so read until two readings 200 ms apart
+ * delivers after a write commits, so read until two readings 100 ms apart
  * agree (at most `maxMs`).
  */
 export async function settledDirectoryStats(origin: string, user: string, maxMs = 10_000): Promise<DirectoryStats> {
   const until = Date.now() + maxMs;
   let last = await directoryStats(origin, user);
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
     const now = await directoryStats(origin, user);
     if (now.rows_written === last.rows_written || Date.now() > until) return now;
     last = now;
