@@ -1,6 +1,6 @@
 /**
- * Opaque paging cursors, for a Note's attachments and for a user's list of
- * Notes. A cursor names a position in one list and carries a checksum, so a
+ * Opaque paging cursors, for a Note's attachments, a user's list of Notes
+ * and a search across them. A cursor names a position in one list and carries a checksum, so a
  * cursor that was edited, truncated or taken from another Note, user or list
  * is refused instead of silently paging from somewhere else. It is an
  * integrity check, not a secret: the position it hides is the caller's own data.
@@ -57,6 +57,33 @@ export function decodeItemsCursor(noteId: string, tabId: string, kind: "slides" 
   const match = /^(slides|rows)\.(-?\d{1,16})\.(\d{1,6})\.([a-z0-9-]{1,100})$/.exec(open(`${noteId}/${tabId}`, cursor, ITEMS_CURSOR_LENGTH) ?? "");
   return match === null || match[1] !== kind ? null : { after: Number(match[2]), count: Number(match[3]), lastId: match[4] as string };
 }
+
+/**
+ * A cursor into a search across a user's Notes: the last hit's place in the
+ * directory's ranking (its bm25 score, exactly as a double prints, and its
+ * row), bound to the user and to the query's words, so it neither pages
+ * another user's search nor another query's.
+ */
+export interface NotesSearchCursor {
+  score: number;
+  rowid: number;
+}
+
+export function encodeNotesSearchCursor(user: string, match: string, after: NotesSearchCursor): string {
+  return seal(`${user}\n${match}`, `search~${after.score}~${after.rowid}`);
+}
+
+/** Where the next page starts, or null for a cursor not issued to this user for these words. */
+export function decodeNotesSearchCursor(user: string, match: string, cursor: string): NotesSearchCursor | null {
+  const body = /^search~([^~]{1,32})~(\d{1,15})$/.exec(open(`${user}\n${match}`, cursor, NOTES_SEARCH_CURSOR_LENGTH) ?? "");
+  if (body === null) return null;
+  const score = Number(body[1]);
+  // Only the spelling this code writes: a number that prints back as it was given.
+  return Number.isFinite(score) && String(score) === body[1] ? { score, rowid: Number(body[2]) } : null;
+}
+
+/** The longest search cursor this code writes (a score of up to 32 characters, a row of 15 digits): longer is not one. */
+const NOTES_SEARCH_CURSOR_LENGTH = 120;
 
 /** An items cursor as a caller may send it: a 100-character ID gives one of about 190. */
 export const ITEMS_CURSOR_LENGTH = 200;

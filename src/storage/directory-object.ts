@@ -1,8 +1,10 @@
 /**
  * A user's directory of Notes: which Notes they are a member of, and whether
- * each is approved for connectors. Note objects keep it up to date; it
- * answers `list_notes` without visiting every Note. The Note object stays the
- * authority on access: an entry only tells where to look.
+ * each is approved for connectors, and a search copy of every document of
+ * those Notes (docs/search.md, Across Notes). Note objects keep it up to
+ * date; it answers `list_notes` and ranks a search across Notes without
+ * visiting every Note. The Note object stays the authority on access and on
+ * what a hit shows: an entry only tells where to look.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env.js";
@@ -41,6 +43,31 @@ interface Page {
   more: boolean;
 }
 
+/** A cross-Note search, as the gateway asks it. */
+export interface DirectorySearch {
+  /** An FTS5 MATCH expression (src/note/search/text.ts, matchExpression). */
+  match: string;
+  /** Connectors find approved Notes only. */
+  approvedOnly: boolean;
+  limit: number;
+  /** The last hit of the previous page (its score and row): the page starts after it. */
+  after?: { score: number; rowid: number } | undefined;
+}
+
+/** A document that matched: its Note and key, and its place in the ranking (bm25, lower is better; then the row). */
+export interface DirectoryHit {
+  note_id: string;
+  key: number;
+  score: number;
+  rowid: number;
+}
+
+export interface DirectoryHits {
+  hits: DirectoryHit[];
+  /** Whether matches follow the page. */
+  more: boolean;
+}
+
 export class DirectoryObject extends DurableObject<Env> {
   /** Read by the cost tests (rows read per page). */
   protected readonly sql: Sql;
@@ -51,24 +78,92 @@ export class DirectoryObject extends DurableObject<Env> {
     ctx.storage.transactionSync(() => migrate(this.sql, DIRECTORY_MIGRATIONS));
   }
 
-  /** Takes in an entry a Note sent: its listing, or its removal once the Note was deleted. */
+  /**
+   * Takes in an entry a Note sent: its listing and the changes to its search
+   * documents, or its removal (the Note deleted, or this user removed from
+   * it), which drops both. One transaction: the listing and the documents
+   * never disagree. A Note delivers a user's entries in the order it queued
+   * them (src/storage/directory-outbox.ts); an older entry than the one held
+   * (only a Note deleted and made again under its ID has one) changes nothing.
+   */
   receive(entry: DirectoryEntry): void {
-    if (entry.removed === true) {
-      // A removal is at the deleted Note's last version: it drops every entry of that Note, never one of a newer one.
-      this.sql.run(`DELETE FROM notes WHERE note_id = ? AND version <= ?`, entry.note_id, entry.version);
-      return;
-    }
-    this.sql.run(
-      `INSERT INTO notes (note_id, title, approved, version, title_folded) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (note_id) DO UPDATE SET title = excluded.title, approved = excluded.approved, version = excluded.version,
-         title_folded = excluded.title_folded
-       WHERE excluded.version >= notes.version`,
-      entry.note_id,
-      entry.title,
-      entry.approved ? 1 : 0,
-      entry.version,
-      foldTitle(entry.title),
+    this.ctx.storage.transactionSync(() => {
+      if (entry.removed === true) {
+        // A removal is at the deleted Note's last version: it drops every entry of that Note, never one of a newer one.
+        const held = this.sql.first<{ version: number }>(`SELECT version FROM notes WHERE note_id = ?`, entry.note_id);
+        if (held !== null && held.version > entry.version) return;
+        this.sql.run(`DELETE FROM notes WHERE note_id = ?`, entry.note_id);
+        this.#dropNote(entry.note_id);
+        return;
+      }
+      const written = this.sql.run(
+        `INSERT INTO notes (note_id, title, approved, version, title_folded) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (note_id) DO UPDATE SET title = excluded.title, approved = excluded.approved, version = excluded.version,
+           title_folded = excluded.title_folded
+         WHERE excluded.version >= notes.version`,
+        entry.note_id,
+        entry.title,
+        entry.approved ? 1 : 0,
+        entry.version,
+        foldTitle(entry.title),
+      );
+      if (written === 0 || entry.index === undefined) return;
+      const { reset, drop = [], put = [] } = entry.index;
+      if (reset === true) this.#dropNote(entry.note_id);
+      for (const key of drop) this.#dropDoc(entry.note_id, key);
+      for (const [key, text] of put) this.#putDoc(entry.note_id, key, text);
+    });
+  }
+
+  /**
+   * One page of the user's documents that match `match` (an FTS5 expression
+   * from the domain's matchExpression), best first (bm25; ties by row), after
+   * the keyset `after`. Every matching document is read once, with its key
+   * and its Note's listing: the rows read follow the matches, never the
+   * number of Notes. Connectors see approved Notes only.
+   */
+  search(query: DirectorySearch): DirectoryHits {
+    const after = query.after ?? null;
+    const rows = this.sql.all<DirectoryHit>(
+      `WITH hits AS (SELECT rowid AS id, bm25(docs) AS score FROM docs WHERE docs MATCH ?)
+       SELECT k.note_id AS note_id, k.key AS key, hits.score AS score, hits.id AS rowid
+       FROM hits JOIN doc_keys AS k ON k.id = hits.id JOIN notes AS n ON n.note_id = k.note_id
+       WHERE (? = 0 OR n.approved = 1) AND (? IS NULL OR hits.score > ? OR (hits.score = ? AND hits.id > ?))
+       ORDER BY hits.score, hits.id LIMIT ?`,
+      query.match,
+      query.approvedOnly ? 1 : 0,
+      after === null ? null : 1,
+      after?.score ?? null,
+      after?.score ?? null,
+      after?.rowid ?? null,
+      query.limit + 1,
     );
+    return { hits: rows.slice(0, query.limit), more: rows.length > query.limit };
+  }
+
+  /** Drops every document the directory holds for the Note. */
+  #dropNote(noteId: string): void {
+    for (const { id } of this.sql.all<{ id: number }>(`DELETE FROM doc_keys WHERE note_id = ? RETURNING id`, noteId)) {
+      this.sql.run(`DELETE FROM docs WHERE rowid = ?`, id);
+    }
+  }
+
+  #dropDoc(noteId: string, key: number): void {
+    const held = this.sql.first<{ id: number }>(`DELETE FROM doc_keys WHERE note_id = ? AND key = ? RETURNING id`, noteId, key);
+    if (held !== null) this.sql.run(`DELETE FROM docs WHERE rowid = ?`, held.id);
+  }
+
+  /** Puts a document, replacing the one under its key: the row keeps its rowid. */
+  #putDoc(noteId: string, key: number, text: string): void {
+    const held = this.sql.first<{ id: number }>(`SELECT id FROM doc_keys WHERE note_id = ? AND key = ?`, noteId, key);
+    let id: number;
+    if (held === null) {
+      id = (this.sql.first<{ id: number }>(`INSERT INTO doc_keys (note_id, key) VALUES (?, ?) RETURNING id`, noteId, key) as { id: number }).id;
+    } else {
+      id = held.id;
+      this.sql.run(`DELETE FROM docs WHERE rowid = ?`, id);
+    }
+    this.sql.run(`INSERT INTO docs (rowid, text) VALUES (?, ?)`, id, text);
   }
 
   /**

@@ -254,6 +254,22 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    version: 3,
+    name: "the search copy of every member Note's documents",
+    statements: [
+      // Contentless (the directory keeps no text: the Note writes titles and snippets fresh), rows deletable one by one.
+      // The domain tokenizes (src/note/search/text.ts): `ascii` only splits on the spaces it put.
+      `CREATE VIRTUAL TABLE docs USING fts5(text, content='', contentless_delete=1, tokenize='ascii')`,
+      // Which Note's document a row of \`docs\` is (its rowid is doc_keys.id): looked up both ways and by Note.
+      `CREATE TABLE doc_keys (
+        id INTEGER PRIMARY KEY,
+        note_id TEXT NOT NULL,
+        key INTEGER NOT NULL,
+        UNIQUE (note_id, key)
+      )`,
+    ],
+  },
 ];
 
 /**

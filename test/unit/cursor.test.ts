@@ -1,6 +1,6 @@
 /** Paging cursors: a cursor names one position in one Note's list of one kind, and nothing else. */
 import { describe, expect, it } from "vitest";
-import { decodeCursor, decodeNotesCursor, encodeCursor, encodeNotesCursor } from "../../src/note/cursor.js";
+import { decodeCursor, decodeNotesCursor, decodeNotesSearchCursor, encodeCursor, encodeNotesCursor, encodeNotesSearchCursor } from "../../src/note/cursor.js";
 
 const NOTE = "note-cursor";
 
@@ -102,5 +102,25 @@ describe("a list_notes cursor names a Note ID in one user's list", () => {
     const flipped = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6);
     expect(decodeNotesCursor("alice", flipped)).toBeNull();
     for (const bad of ["", "%%%", "bm90LWEtY3Vyc29y", "x".repeat(200)]) expect(decodeNotesCursor("alice", bad)).toBeNull();
+  });
+});
+
+describe("a search cursor names a place in one user's ranking for one query", () => {
+  const MATCH = '"osaka" OR "pricing"';
+
+  it.each([-12.345678901234567, -1e-7, 0, 3.5e-300, -0.000123])("a cursor after score %d round-trips exactly", (score) => {
+    const cursor = encodeNotesSearchCursor("alice", MATCH, { score, rowid: 987_654 });
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeNotesSearchCursor("alice", MATCH, cursor)).toEqual({ score, rowid: 987_654 });
+  });
+
+  it("another user's cursor, another query's, a list_notes cursor, an edited one and garbage are refused", () => {
+    const cursor = encodeNotesSearchCursor("alice", MATCH, { score: -2.5, rowid: 7 });
+    expect(decodeNotesSearchCursor("bob", MATCH, cursor)).toBeNull();
+    expect(decodeNotesSearchCursor("alice", '"osaka"', cursor)).toBeNull();
+    expect(decodeNotesSearchCursor("alice", MATCH, encodeNotesCursor("alice", "n-1"))).toBeNull();
+    const flipped = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6);
+    expect(decodeNotesSearchCursor("alice", MATCH, flipped)).toBeNull();
+    for (const bad of ["", "%%%", "x".repeat(121)]) expect(decodeNotesSearchCursor("alice", MATCH, bad)).toBeNull();
   });
 });
