@@ -12,7 +12,7 @@ import { Note } from "../../src/note/note.js";
 import type { Result } from "../../src/note/result.js";
 import { bm25 } from "../../src/note/search/bm25.js";
 import { FETCH_CHARS, keyParts } from "../../src/note/search/contract.js";
-import { markdownSections } from "../../src/note/search/documents.js";
+import { markdownSections, rowText } from "../../src/note/search/documents.js";
 import { indexText, matchExpression, queryTerms, snippet, tokenize } from "../../src/note/search/text.js";
 import { rebuildIndex } from "../support/note-tables.js";
 
@@ -133,6 +133,15 @@ describe("bm25 as FTS5 computes it", () => {
     const [pear] = bm25(docs, [["pear"]]);
     const avgdl = 13 / 4;
     expect(pear?.score).toBeCloseTo(-(Math.log(3.5 / 1.5) * (1 * 2.2)) / (1 + 1.2 * (1 - 0.75 + (0.75 * 1) / avgdl)), 12);
+  });
+});
+
+describe("a Sheet row's document", () => {
+  it("indexes each cell with its column's name: a question naming the column finds the row (search quality's en-01)", () => {
+    const row = rowText({ Customer: "Hiroshi Tanaka", City: "Osaka", Amount: 18400 });
+    expect(row.index).toBe("customer hiroshi tanaka city osaka amount 18400");
+    expect(row.title).toBe("Hiroshi Tanaka");
+    expect(queryTerms("which customer was in Osaka?").filter((words) => row.index.split(" ").includes(words[0] as string))).toEqual([["customer"], ["osaka"]]);
   });
 });
 
