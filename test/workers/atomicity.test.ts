@@ -118,6 +118,9 @@ function writeEverything(store: NoteStore): void {
   store.insertFile({ name: "a.pdf", media_type: "application/pdf", size_bytes: 1, added_at: 1 });
   store.writeMarkdown("changed");
   store.addMember("mallory", "editor");
+  store.searchPut({ key: 2 * 8 + 2, item: "slide-2-x", text: "some words" });
+  store.searchPut({ key: 99 * 8 + 2, item: "slide-99-x", text: "s2 b" });
+  store.searchDrop(2 * 8 + 2);
   store.queueDirectoryEntry("alice", { note_id: "n", title: "t", approved: true, version: 99 });
 }
 

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { DIRECTORY_MIGRATIONS, NOTE_MIGRATIONS, migrate } from "../../src/storage/migrations.js";
 import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
+import { indexRules, sqliteTables } from "../support/note-tables.js";
+import type { DirectoryEntry } from "../../src/note/store.js";
 import { api, newNote, ok, tool } from "../support/workers.js";
 
 /** Takes a database back to the schema before migration 10, as a Note written then holds it: no search index. */
@@ -370,6 +372,58 @@ describe("durability", () => {
       [before + 3, "add_source"],
       [next.version, "create_tab"],
     ]);
+  });
+
+  it("migration 10 indexes the content of a Note written before it, queues each member's directory its whole copy, and the next call finds and delivers", async () => {
+    const noteId = `migration-10-${Date.now().toString(36)}`;
+    const stubOf = () => env.NOTES.get(env.NOTES.idFromName(noteId));
+    const stub = stubOf();
+    const alice = { user: "alice", channel: "app" } as const;
+    const run = async (name: string, input: Record<string, unknown>, caller: { user: string; channel: "app" | "connector" } = alice) => {
+      // A new stub each call: one of an aborted object stays broken.
+      const result = (await stubOf().execute(noteId, caller, name as never, input as never)) as { ok: boolean; value?: any; error?: unknown };
+      if (!result.ok) throw new Error(`${name}: ${JSON.stringify(result.error)}`);
+      return result.value;
+    };
+    await run("create_note", { title: "Old plan", markdown: "# Goals\nGrow in Kyoto" });
+    await run("add_member", { user: "bob" });
+    await run("set_approval", { approved: true });
+    await run("add_tab", { tab_type: "slides", label: "Deck" });
+    const note = await run("read_note", {});
+    const deck = note.tabs.find((t: { type: string }) => t.type === "slides").id as string;
+    await run("set_slides", { tab_id: deck, slides: [{ title: "Pricing", body: "Osaka customers" }] });
+    await run("add_tab", { tab_type: "sheet", label: "People" });
+
+    const upgraded = await runInDurableObject(stub, (_instance, state) => {
+      const sql = new Sql(state.storage.sql);
+      // The database as schema 9 left it: no index, every directory entry delivered.
+      state.storage.transactionSync(() => {
+        beforeMigration10(sql);
+        sql.run("DELETE FROM outbox");
+      });
+      state.storage.transactionSync(() => migrate(sql, NOTE_MIGRATIONS));
+      const tables = sqliteTables(state.storage.sql);
+      return {
+        rules: indexRules(tables),
+        items: (tables.search ?? []).map((r) => r.item),
+        owed: (tables.outbox ?? []).map((r) => ({ user: r.user, entry: JSON.parse(String(r.entry)) as DirectoryEntry })),
+      };
+    });
+    expect(upgraded.rules).toEqual([]);
+    expect(upgraded.items).toEqual(expect.arrayContaining(["note", "markdown", deck, "section-0"]));
+    expect(upgraded.items.some((item) => String(item).startsWith("slide-"))).toBe(true);
+    expect(upgraded.owed.map((o) => o.user)).toEqual(["alice", "bob"]);
+    for (const { entry } of upgraded.owed) {
+      expect(entry).toMatchObject({ note_id: noteId, title: "Old plan", approved: true, index: { reset: true } });
+      expect(entry.index?.put?.map(([key]) => key)).toHaveLength(upgraded.items.length);
+    }
+
+    await abortAllDurableObjects();
+    const found = await run("search", { query: "osaka" }, { user: "bob", channel: "connector" });
+    expect(found.hits).toEqual([expect.objectContaining({ kind: "slide", tab_id: deck, title: "Pricing" })]);
+    const after = await runInDurableObject(stubOf(), (_instance, state) => sqliteTables(state.storage.sql));
+    // The object started with entries owed: its first call delivered them.
+    expect(after.outbox).toEqual([]);
   });
 
   it("directory migration 2 folds the titles of entries written before it, and a title filter finds them", async () => {

@@ -55,6 +55,13 @@ function script(): Step[] {
     { caller: agent, name: "list_attachments", input: () => ({ kind: "files" }) },
     { caller: agent, name: "read_tab", input: (l) => ({ tab_id: tabOf(l, 5) }) },
     { caller: agent, name: "read_tab", input: () => ({ tab_id: "markdown" }) },
+    // Search within the Note (issue 26): the same hits, in the same order, from FTS5 and from the memory store's bm25.
+    { caller: agent, name: "search", input: () => ({ query: "s1 S2 only changed renamed contract", limit: 3 }) },
+    { caller: agent, name: "search", input: (l) => ({ query: "s1 S2 only changed renamed contract", limit: 3, cursor: l.at(-1)?.value?.next_cursor }) },
+    { caller: agent, name: "search", input: () => ({ query: '"*' }) },
+    { caller: agent, name: "describe_hits", input: () => ({ keys: [0, 12, 41, 4], query: "contract" }) },
+    { caller: agent, name: "fetch_item", input: (l) => ({ id: l.at(-4)?.value?.hits?.[0]?.id ?? "missing" }) },
+    { caller: agent, name: "fetch_item", input: (l) => ({ id: l.at(-4)?.value?.note_id ?? "missing" }) },
     { caller: app, name: "read_note", input: () => ({}) },
     { caller: app, name: "set_approval", input: () => ({ approved: false }) },
     { caller: agent, name: "list_tabs", input: () => ({}) },
@@ -92,6 +99,11 @@ describe("the two stores", () => {
     // The script must exercise both outcomes, or the comparison proves little.
     expect(memory.at(-1)).toEqual(["alice", "bob"].map((user) => ({ user, entry: { note_id: noteId, title: "Renamed Note", approved: false, version: expect.any(Number), removed: true } })));
     expect(memory.at(-2)).toMatchObject({ ok: false, error: { code: "note_exists", message: expect.stringContaining("being deleted") } });
+    // A page of search hits with a next page, and that page: FTS5's keyset paging (score, key) against the memory store's.
+    const searches = memory.filter((r: any) => r.ok && Array.isArray(r.value?.hits) && "next_cursor" in r.value) as any[];
+    expect(searches[0].value.hits).toHaveLength(3);
+    expect(searches[0].value.next_cursor).toEqual(expect.any(String));
+    expect(searches[1].value.hits.length).toBeGreaterThan(0);
     const outcomes = memory.slice(0, -1).map((r: any) => (r.ok ? "ok" : r.error.code));
     for (const code of ["ok", "note_not_found", "note_not_approved", "tab_not_found", "idempotency_key_reused", "invalid_arguments", "wrong_tab_type", "invalid_url", "version_conflict"]) {
       expect(outcomes).toContain(code);

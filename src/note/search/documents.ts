@@ -70,8 +70,20 @@ export const SECTION_CHARS = 4_000;
 const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
+/** The last two Markdown texts' sections: a Markdown edit cuts the text before it, which the edit before cut as its text after. */
+const recentSections: [string, readonly ItemText[]][] = [];
+
 /** The Markdown as sections: from a heading to the next (headings inside fenced code are text), blank ones left out, each cut to SECTION_CHARS. */
-export function markdownSections(markdown: string): ItemText[] {
+export function markdownSections(markdown: string): readonly ItemText[] {
+  const recent = recentSections.find(([text]) => text === markdown);
+  if (recent !== undefined) return recent[1];
+  const sections = cutSections(markdown);
+  recentSections.unshift([markdown, sections]);
+  recentSections.length = Math.min(recentSections.length, 2);
+  return sections;
+}
+
+function cutSections(markdown: string): readonly ItemText[] {
   const sections: { title: string; lines: string[] }[] = [];
   let current: { title: string; lines: string[] } = { title: "", lines: [] };
   let fence: string | null = null;
@@ -95,7 +107,7 @@ export function markdownSections(markdown: string): ItemText[] {
       out.push({ kind: "markdown", title: section.title === "" ? "Markdown" : section.title, text: part, index: indexText(part) });
     }
   }
-  return out;
+  return Object.freeze(out.map((section) => Object.freeze(section)));
 }
 
 /** `text` in pieces of at most `max` units, cut after a line break where one is, never inside a surrogate pair. */

@@ -111,7 +111,7 @@ export function describeHits(ctx: NoteContext, caller: Caller, input: unknown): 
 
 /** Hits of one query in one Note: each item read by its own ID (the Markdown once a page). */
 class Describer {
-  #markdown: ItemText[] | undefined;
+  #markdown: readonly ItemText[] | undefined;
 
   constructor(
     private readonly ctx: NoteContext,
@@ -141,7 +141,7 @@ class Describer {
 type LocatedIds = Omit<HitIds, "note_id">;
 
 /** An item of the Note by its kind and ID, with its text; null when it is not there (or waits in a trash). */
-function locate(store: NoteStore, meta: NoteMeta, kind: HitKind, item: string, sections: () => ItemText[]): { ids: LocatedIds; text: ItemText } | null {
+function locate(store: NoteStore, meta: NoteMeta, kind: HitKind, item: string, sections: () => readonly ItemText[]): { ids: LocatedIds; text: ItemText } | null {
   switch (kind) {
     case "note":
       return { ids: {}, text: noteText(meta) };
