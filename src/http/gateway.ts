@@ -102,7 +102,15 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
     return fail(invalidArguments([{ path: "cursor", problem }]));
   }
   const limit = query.limit ?? LIMITS.searchPageDefault;
-  const page = await env.DIRECTORY.get(env.DIRECTORY.idFromName(caller.user)).search({ match, approvedOnly: caller.channel === "connector", limit, after });
+  const directory = env.DIRECTORY.get(env.DIRECTORY.idFromName(caller.user));
+  const ranking = { match, approvedOnly: caller.channel === "connector", limit, after };
+  let page = await directory.search(ranking);
+  if (page.pending !== undefined) {
+    // Notes listed before the directory kept a copy: each sends its own once it runs (its migration queued it), so
+    // wake a few with a read, which delivers what the Note owes before it answers; then rank.
+    await Promise.all(page.pending.map((noteId) => wake(env, caller.user, noteId)));
+    page = await directory.search({ ...ranking, skipPending: true });
+  }
 
   const keysByNote = new Map<string, number[]>();
   for (const hit of page.hits) {
@@ -128,6 +136,15 @@ export async function searchNotes(env: Env, caller: Caller, query: SearchQuery):
   const hits = page.hits.flatMap((hit) => described.get(hit.note_id)?.get(hit.key) ?? []);
   const last = page.hits.at(-1);
   return ok({ hits, next_cursor: page.more && last !== undefined ? encodeNotesSearchCursor(caller.user, match, { score: last.score, rowid: last.rowid }) : null });
+}
+
+/** Runs a read on the Note for its member, for what the call does first: migrate, and deliver what the Note owes. Its answer does not matter. */
+async function wake(env: Env, user: string, noteId: string): Promise<void> {
+  try {
+    await env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, { user, channel: "app" }, "list_tabs", {});
+  } catch (error) {
+    console.error(`waking ${noteId} for its search copy failed`, error);
+  }
 }
 
 function withoutKey(hit: SearchHit & { key?: number }): SearchHit {

@@ -52,6 +52,8 @@ export interface DirectorySearch {
   limit: number;
   /** The last hit of the previous page (its score and row): the page starts after it. */
   after?: { score: number; rowid: number } | undefined;
+  /** Rank now, without taking Notes whose copy is pending (the caller asked this search's share of them already). */
+  skipPending?: boolean | undefined;
 }
 
 /** A document that matched: its Note and key, and its place in the ranking (bm25, lower is better; then the row). */
@@ -66,7 +68,16 @@ export interface DirectoryHits {
   hits: DirectoryHit[];
   /** Whether matches follow the page. */
   more: boolean;
+  /**
+   * Notes whose documents the directory does not hold yet (listed before the
+   * copy existed), taken off its list: ask each to deliver what it owes, then
+   * search again. Absent once none is left; then `hits` is the page.
+   */
+  pending?: string[];
 }
+
+/** How many Notes without a copy one search asks for theirs. */
+export const PENDING_COPIES_ASKED = 25;
 
 export class DirectoryObject extends DurableObject<Env> {
   /** Read by the cost tests (rows read per page). */
@@ -93,6 +104,7 @@ export class DirectoryObject extends DurableObject<Env> {
         const held = this.sql.first<{ version: number }>(`SELECT version FROM notes WHERE note_id = ?`, entry.note_id);
         if (held !== null && held.version > entry.version) return;
         this.sql.run(`DELETE FROM notes WHERE note_id = ?`, entry.note_id);
+        this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
         this.#dropNote(entry.note_id);
         return;
       }
@@ -109,7 +121,10 @@ export class DirectoryObject extends DurableObject<Env> {
       );
       if (written === 0 || entry.index === undefined) return;
       const { reset, drop = [], put = [] } = entry.index;
-      if (reset === true) this.#dropNote(entry.note_id);
+      if (reset === true) {
+        this.#dropNote(entry.note_id);
+        this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
+      }
       for (const key of drop) this.#dropDoc(entry.note_id, key);
       for (const [key, text] of put) this.#putDoc(entry.note_id, key, text);
     });
@@ -123,6 +138,15 @@ export class DirectoryObject extends DurableObject<Env> {
    * number of Notes. Connectors see approved Notes only.
    */
   search(query: DirectorySearch): DirectoryHits {
+    // Notes listed before the copy existed (directory migration 3): the caller asks them for it, then searches again.
+    if (query.skipPending !== true) {
+      const pending = this.sql.all<{ note_id: string }>(`SELECT note_id FROM copy_pending LIMIT ?`, PENDING_COPIES_ASKED).map((row) => row.note_id);
+      if (pending.length > 0) {
+        // Asked once: a Note that cannot send its copy now retries its delivery by its own alarm.
+        for (const noteId of pending) this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, noteId);
+        return { hits: [], more: false, pending };
+      }
+    }
     const after = query.after ?? null;
     const rows = this.sql.all<DirectoryHit>(
       `WITH hits AS (SELECT rowid AS id, bm25(docs) AS score FROM docs WHERE docs MATCH ?)

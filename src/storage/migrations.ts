@@ -268,6 +268,10 @@ export const DIRECTORY_MIGRATIONS: readonly Migration[] = [
         key INTEGER NOT NULL,
         UNIQUE (note_id, key)
       )`,
+      // The Notes listed before this migration, whose documents the directory has not received yet: a search asks a few
+      // of them at a time to send their copy (src/http/gateway.ts), until none is left. A Note's first copy (a reset) takes it off.
+      `CREATE TABLE copy_pending (note_id TEXT PRIMARY KEY) WITHOUT ROWID`,
+      `INSERT INTO copy_pending (note_id) SELECT note_id FROM notes`,
     ],
   },
 ];

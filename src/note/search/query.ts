@@ -7,12 +7,12 @@ import { LIMITS } from "../limits.js";
 import type { Checks } from "../validate.js";
 import { queryTerms } from "./text.js";
 
-export const PROBLEM_NO_WORD = "holds no word to search for (letters or digits): punctuation and symbols alone find nothing";
+export const PROBLEM_NO_WORD = "holds no word to search for (letters or digits): punctuation and spaces alone find nothing";
 
-/** A query: required text, at most LIMITS.searchQueryLength, well-formed, not blank, with at least one word. */
+/** A query: required text, at most LIMITS.searchQueryLength, well-formed, with at least one word (a blank one has none). */
 export function checkSearchQuery(checks: Checks, value: unknown, path = "query"): void {
   const before = checks.issues.length;
-  checks.text(path, value, LIMITS.searchQueryLength, { required: true, nonBlank: true });
+  checks.text(path, value, LIMITS.searchQueryLength, { required: true });
   if (checks.issues.length === before && typeof value === "string" && queryTerms(value).length === 0) checks.add(path, PROBLEM_NO_WORD);
 }
 
