@@ -124,6 +124,10 @@ function searchSection(report: BenchReport): string[] {
       ["search", "user's Notes", "calls", "hits", "directory: rows read / call"],
       s.costs.map((c) => [c.name, int(c.notes), String(c.calls), String(c.hits), String(c.directoryRowsReadPerCall)]),
     ),
+    "",
+    "What the cross-Note index costs a write, in one run: a write answers once every member's directory has its changes, so the same `slide_update` on decks of 5 members (alice and four others) against decks of 1, one deck a connection, in turn:",
+    "",
+    s.upkeep === null ? "Not measured." : comparisonsTable([s.upkeep]),
   ];
 }
 

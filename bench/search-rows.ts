@@ -5,7 +5,9 @@
  * Notes hold the words; the others are filler documents without them), each
  * pair measured in turn like the headline ratios. And what a search costs the
  * user's directory object in rows read (its SQLite counters, GET
- * /bench/directory-stats), which must not follow the number of Notes.
+ * /bench/directory-stats), which must not follow the number of Notes. Last,
+ * what feeding the members' directories costs a write: slide_update on decks
+ * of 5 members against decks of 1, in turn.
  */
 import { orThrow, PersonApi } from "../scripts/lib/person-api.js";
 import { pool } from "../scripts/lib/pool.js";
@@ -16,7 +18,7 @@ import { compare, type Comparison } from "./measure.js";
 import type { BenchOptions } from "./options.js";
 import { fillerDocument } from "./search-quality/corpus.js";
 import type { BenchServer } from "./server.js";
-import type { Workload } from "./workloads.js";
+import { slideUpdateMembers, type Workload } from "./workloads.js";
 
 /** The queries, and the words the filler must not hold (so that both users have the same hits). */
 export const SEARCH_QUERIES = [
@@ -25,6 +27,9 @@ export const SEARCH_QUERIES = [
   { id: "miss", name: "a word no Note holds", query: "zanzibarite" },
 ] as const;
 const SECTION = "## Kestrel yard\n\nThe kestrel team owns the harbour crane maintenance schedule for the east quay.\n";
+
+/** Members of the decks the index upkeep comparison writes to (against decks of one member). */
+export const UPKEEP_MEMBERS = 5;
 
 export interface SearchCost {
   id: string;
@@ -45,6 +50,8 @@ export interface SearchBench {
   holders: number;
   comparisons: Comparison[];
   costs: SearchCost[];
+  /** slide_update on decks of 5 members against decks of 1, in turn: what feeding each member's directory costs a write. */
+  upkeep: Comparison | null;
 }
 
 interface SearchUser {
@@ -108,7 +115,7 @@ export async function measureSearch(server: BenchServer, options: BenchOptions):
   const { log, signal } = options;
   const [small, large] = options.searchNotes;
   const holders = Math.min(10, small);
-  const empty: SearchBench = { skipped: null, notes: [small, large], holders, comparisons: [], costs: [] };
+  const empty: SearchBench = { skipped: null, notes: [small, large], holders, comparisons: [], costs: [], upkeep: null };
   if (!(await hasSearchTool(server.origin, server.agentToken))) return { ...empty, skipped: "the connector lists no search tool" };
   const refused = await searchHits(server.origin, server.agentToken, SEARCH_QUERIES[0].query).then(
     () => null,
@@ -148,5 +155,8 @@ export async function measureSearch(server: BenchServer, options: BenchOptions):
     signal?.throwIfAborted();
     result.comparisons.push(await compare(server, `search_${q.id}_${large}_vs_${small}_notes`, searchWorkload(server.origin, a, q), searchWorkload(server.origin, b, q), options, () => 0));
   }
+  log(`[bench] search: slide_update on decks of ${UPKEEP_MEMBERS} members against decks of 1 …`);
+  const ctx = { origin: server.origin, agentToken: server.agentToken, api: server.api, connections: options.connections };
+  result.upkeep = await compare(server, `slide_update_${UPKEEP_MEMBERS}_members_vs_1`, slideUpdateMembers(ctx, 1), slideUpdateMembers(ctx, UPKEEP_MEMBERS), options, () => 100);
   return result;
 }

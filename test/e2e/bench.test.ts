@@ -119,6 +119,8 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
     [`search_miss_${few}`, 0],
     [`search_miss_${many}`, 0],
   ]);
+  expect([report.search.upkeep?.id, report.search.upkeep?.errors, report.search.upkeep?.roundRatios.length]).toEqual(["slide_update_5_members_vs_1", 0, 1]);
+  expect(Math.min(report.search.upkeep?.aRate ?? 0, report.search.upkeep?.bRate ?? 0)).toBeGreaterThan(0);
   // The cost law: the directory reads the same rows for the same hits, whatever the user's number of Notes.
   for (const q of ["word", "phrase", "miss"]) {
     const [small, large] = [few, many].map((n) => report.search.costs.find((c) => c.id === `search_${q}_${n}`)?.directoryRowsReadPerCall ?? -1);
