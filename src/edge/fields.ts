@@ -12,6 +12,8 @@
  */
 import { z } from "zod";
 import { fieldPath, invalidArguments, type Issue, LIMITS, characterProblem, PROBLEMS, type TextRules, type Result } from "../note/index.js";
+import { PROBLEM_NO_WORD } from "../note/search/query.js";
+import { queryTerms } from "../note/search/text.js";
 
 const NOTE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -97,7 +99,11 @@ export const cursor = (max: number) => text({ min: 1, max });
  * A search query: words to find, taken as text (FTS5's syntax in it is only
  * characters); blank is refused, as is a lone surrogate or a control character.
  */
-export const searchQuery = text({ min: 1, max: LIMITS.searchQueryLength, nonBlank: true });
+export const searchQuery = text({ min: 1, max: LIMITS.searchQueryLength, nonBlank: true }).refine(
+  // Told once: text refused for its characters is not also told it holds no word.
+  (query) => characterProblem(query, { nonBlank: true }) !== null || queryTerms(query).length > 0,
+  { error: PROBLEM_NO_WORD },
+);
 
 /** The longest hit ID: a Note ID, a tab ID and an item ID, with the two slashes between them. */
 export const HIT_ID_LENGTH = LIMITS.noteIdLength + LIMITS.tabIdLength + LIMITS.itemIdLength + 2;
@@ -109,6 +115,7 @@ export const HIT_ID_LENGTH = LIMITS.noteIdLength + LIMITS.tabIdLength + LIMITS.i
  */
 export const hitId = text({ min: 1, max: HIT_ID_LENGTH, nonBlank: true, oneLine: true }).refine(
   (id) => {
+    if (characterProblem(id, { nonBlank: true, oneLine: true }) !== null) return true;
     const [note, ...rest] = id.split("/");
     return noteId.safeParse(note).success && rest.length <= 2 && rest.every((part) => part !== "" && part.trim() === part);
   },

@@ -40,7 +40,8 @@ export function durableGateway(env: Env): NoteGateway {
     // A hit's ID starts with its Note's: that Note reads the item, checking the caller may use it (a Note's IDs never hold '/').
     async fetch(caller, id) {
       const noteId = id.split("/")[0] as string;
-      return (await env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, caller, "fetch_item" as CommandName, { id } as never)) as Result<FetchedItem>;
+      // The RPC stub's answer is typed as any command's: this one is fetch_item's.
+      return (await env.NOTES.get(env.NOTES.idFromName(noteId)).execute(noteId, caller, "fetch_item", { id })) as Result<Output<"fetch_item">>;
     },
   };
 }

@@ -48,10 +48,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Read a search hit",
     description:
       "Reads the whole text of one hit by its id from search: a slide (title, body, speaker notes), a Sheet row (each cell with its column), a Markdown section, " +
-      "a source (title, URL, description), a file's details, a tab's outline, or a Note's outline (its tabs). " +
+      "a source (title, URL, description), a file's name, a tab (its label and its items' titles), or a Note's outline (its tabs, a deck's slide titles). " +
       `Answers id, title, text, url (the person's page showing it) and metadata: the exact IDs (note_id, tab_id, slide_id, row_id, source_id, file_id), kind, note_title, and the Note's version now, usable as expected_version for an edit. ` +
       `The text is at most ${FETCH_CHARS.toLocaleString("en-US")} characters: metadata.truncated says when it was cut and length gives the whole; read_note_tab reads the rest. ` +
-      "A hit from a Note you can no longer use answers note_not_found (or note_not_approved).",
+      "A hit from a Note you can no longer use answers note_not_found (or note_not_approved); an item deleted since the search, item_not_found.",
     scopes: READ,
     readOnly: true,
     command: null,

@@ -17,6 +17,8 @@ export interface AgentAndPerson {
   call(name: string, args: Record<string, unknown>): Promise<any>;
   /** A tool call that must be refused: the error object a model reads. */
   refusal(name: string, args: Record<string, unknown>): Promise<any>;
+  /** A tool call's whole result, as the client checked it (its text contents too). */
+  raw(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** alice's person's API (once the file's beforeAll ran). */
   people(): PersonApi;
 }
@@ -53,6 +55,7 @@ export function useAgentAndPerson(): AgentAndPerson {
       const [content] = result.content as { type: string; text: string }[];
       return JSON.parse(content?.text ?? "{}").error;
     },
+    raw: callTool,
     people() {
       if (people === undefined) throw new Error("the person's API is not signed in yet");
       return people;

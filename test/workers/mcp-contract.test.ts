@@ -55,16 +55,19 @@ class MemoryNotes implements NoteGateway {
 
   // The directory ranks across Notes in production; here each Note's own search, one after another (enough for a contract).
   search: NoteGateway["search"] = async (caller, { note_id, ...query }) => {
+    if (note_id !== undefined) {
+      const page = await this.execute(note_id, caller, "search", query);
+      return page.ok ? ok({ hits: (page.value as SearchPage).hits, next_cursor: (page.value as SearchPage).next_cursor }) : page;
+    }
     const hits: SearchHit[] = [];
-    for (const id of note_id === undefined ? this.notes.keys() : [note_id]) {
-      const page = await this.execute(id, caller, "search" as never, query as never);
+    for (const id of this.notes.keys()) {
+      const page = await this.execute(id, caller, "search", query);
       if (page.ok) hits.push(...(page.value as SearchPage).hits);
-      else if (note_id !== undefined) return page;
     }
     return ok({ hits, next_cursor: null });
   };
 
-  fetch: NoteGateway["fetch"] = async (caller, id) => (await this.execute(id.split("/")[0] as string, caller, "fetch_item" as never, { id } as never)) as Result<FetchedItem>;
+  fetch: NoteGateway["fetch"] = async (caller, id) => (await this.execute(id.split("/")[0] as string, caller, "fetch_item", { id })) as Result<FetchedItem>;
 }
 
 const open: Client[] = [];
@@ -216,6 +219,47 @@ describe("every tool's success matches its declared output schema", () => {
     // The outline's slide goes; the entry says what it took back.
     const reverted = await call(client, "revert_note_change", { note_id: noteId, expected_version: source.version, idempotency_key: "undo-outline", version: version + 2 });
     expect(reverted).toMatchObject({ note_id: noteId, reverted_version: version + 2, version: source.version + 1, tab_id: created.tab_id, slide_ids: edited.slide_ids, replayed: false });
+  });
+
+  it("search and fetch answer ChatGPT's shapes as their one text, and the whole hits as structured content the client accepts", async () => {
+    const { client, noteId, version } = await setUp();
+    const deck = await call(client, "create_note_tab", {
+      note_id: noteId, expected_version: version, idempotency_key: "deck", tab_type: "slides", label: "Pricing", slides: [{ title: "Intro" }, { title: "Pricing tiers", body: "Gold costs más" }],
+    });
+    const slideId = deck.slide_ids[1] as string;
+
+    const found = (await client.callTool({ name: "search", arguments: { query: "MAS gold" } })) as CallToolResult;
+    expect(found.isError).not.toBe(true);
+    expect(found.content).toHaveLength(1);
+    const [text] = found.content;
+    if (text?.type !== "text") throw new Error(`expected one text content, got ${JSON.stringify(found.content)}`);
+    const id = `${noteId}/${deck.tab_id}/${slideId}`;
+    const url = `/notes/${noteId}?tab=${deck.tab_id}`;
+    // Exactly ChatGPT's object: results, each with id, title and url and nothing else.
+    expect(JSON.parse(text.text)).toEqual({ results: [{ id, title: "Pricing tiers", url }] });
+    expect(found.structuredContent).toEqual({
+      results: [{ id, title: "Pricing tiers", url }],
+      hits: [{ id, kind: "slide", note_id: noteId, tab_id: deck.tab_id, slide_id: slideId, title: "Pricing tiers", note_title: "Note n1", snippet: "Pricing tiers Gold costs más", url }],
+      next_cursor: null,
+    });
+
+    const fetched = (await client.callTool({ name: "fetch", arguments: { id } })) as CallToolResult;
+    expect(fetched.content).toHaveLength(1);
+    const [document] = fetched.content;
+    if (document?.type !== "text") throw new Error(`expected one text content, got ${JSON.stringify(fetched.content)}`);
+    const parsed = JSON.parse(document.text) as Record<string, any>;
+    expect(Object.keys(parsed)).toEqual(["id", "title", "text", "url", "metadata"]);
+    expect(parsed).toMatchObject({ id, title: "Pricing tiers", url, metadata: { note_id: noteId, tab_id: deck.tab_id, slide_id: slideId, kind: "slide", version: deck.version, truncated: false } });
+    expect(parsed.text).toContain("Gold costs más");
+    expect(fetched.structuredContent).toEqual(parsed);
+
+    // Within one Note; a page of one with a cursor that gets the next.
+    const one = (await client.callTool({ name: "search", arguments: { query: "pricing intro", note_id: noteId, limit: 1 } })) as CallToolResult;
+    const first = one.structuredContent as { hits: { id: string }[]; next_cursor: string | null };
+    expect(first.hits).toHaveLength(1);
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const rest = await client.callTool({ name: "search", arguments: { query: "pricing intro", note_id: noteId, cursor: first.next_cursor } });
+    expect((rest.structuredContent as { hits: { id: string }[] }).hits.map((hit) => hit.id)).not.toContain(first.hits[0]?.id);
   });
 
   it("a replay is the first result, marked replayed, saying whether the resend's arguments differ and the Note's current_version, and still matches the schema", async () => {

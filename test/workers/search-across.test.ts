@@ -1,7 +1,10 @@
 /**
  * Search across a user's Notes (docs/search.md, Across Notes): the directory's
- * copy of every member Note's documents, kept by the entries Notes deliver,
- * ranked in one FTS5 query whose cost follows the matches, not the Notes.
+ * copy of every member Note's documents, kept by the entries Notes deliver in
+ * order, ranked in one FTS5 query whose cost follows the matches, not the
+ * Notes; the gateway's search through the real objects (who finds what,
+ * pages, refusals, membership and deletion at once, staleness, Notes from
+ * before the copy).
  */
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -415,7 +418,7 @@ describe("membership and deletion", () => {
 
 describe("how stale a search across Notes is", () => {
   /** Writes measured; docs/search.md's figures are from a run of 200 (this test with WRITES = 200). */
-  const WRITES = 20;
+  const WRITES = 10;
 
   it("a write is found by the first search after its answer: its delivery is awaited before the write answers", async () => {
     const d = await deck("stale-user", "Staleness", [{ title: "Moving target", body: "nothing yet" }]);
