@@ -235,16 +235,26 @@ export function sqliteRules(tables: Tables, first: Tables, previous: Tables): st
  * tables as the migration builds it, row for row, so no write left a document stale, missing or behind.
  */
 export function indexRules(tables: Tables): string[] {
-  const rebuilt = rebuildIndex(tables).map((d) => ({ rowid: d.key, text: d.text, item: d.item }));
+  const rebuilt = rebuiltRows(tables);
   const held = tables.search ?? [];
-  if (canonical(held) === canonical(rebuilt)) return [];
-  const want = new Map(rebuilt.map((r) => [r.rowid, r]));
+  // Rows as `SELECT rowid, *` gives them and as rebuiltRows makes them: the same columns in the same order.
+  if (JSON.stringify(held) === JSON.stringify(rebuilt)) return [];
+  const want = new Map(rebuilt.map((r) => [Number(r.rowid), r]));
   const got = new Map(held.map((r) => [Number(r.rowid), r]));
   const wrong = [...new Set([...want.keys(), ...got.keys()])]
     .filter((key) => canonical(want.get(key)) !== canonical(got.get(key)))
     .slice(0, 3)
     .map((key) => `key ${key}: expected ${show(want.get(key))}, got ${show(got.get(key))}`);
   return [`the search index differs from the one rebuilt from the content: ${wrong.join("; ")}`];
+}
+
+/** The last content's rebuilt rows: a history checks after every step, and most steps change no content. */
+let lastRebuilt: { content: string; rows: Row[] } | null = null;
+
+function rebuiltRows(tables: Tables): Row[] {
+  const content = JSON.stringify([tables.meta?.[0]?.title, tables.meta?.[0]?.deleted, tables.tabs, tables.slides, tables.sheet_rows, tables.markdown, tables.sources, tables.files]);
+  if (lastRebuilt?.content !== content) lastRebuilt = { content, rows: rebuildIndex(tables).map((d) => ({ rowid: d.key, text: d.text, item: d.item })) };
+  return lastRebuilt.rows;
 }
 
 /** The index's documents as the content in these tables gives them (src/note/search/documents.ts). */

@@ -1,5 +1,5 @@
 /**
- * The Note's own search commands (docs/search.md, docs/spec.md §11): `search`
+ * The Note's own search commands (docs/search.md): `search`
  * ranks its items by the words of a query, `describe_hits` describes the
  * items a directory ranked (fresh titles and snippets, access checked), and
  * `fetch_item` answers one hit's whole text, bounded. Each is a read: the
