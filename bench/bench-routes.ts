@@ -4,9 +4,9 @@
  * with generated sources, or a Sheet with generated rows, in seconds. Everything else a run sets up goes
  * through the person's API (scripts/lib/person-api.ts) or the tools.
  */
-import type { NoteStats } from "./note-stats.js";
+import type { DirectoryStats, NoteStats } from "./note-stats.js";
 
-export type { NoteStats };
+export type { DirectoryStats, NoteStats };
 
 /** A Note's most sources per seeding call (one transaction each). */
 const SEED_BATCH = 100_000;
@@ -28,6 +28,27 @@ export async function seedRows(origin: string, noteId: string, tabId: string, co
 /** The Note object's cumulative cost counters and its storage now. */
 export function noteStats(origin: string, noteId: string): Promise<NoteStats> {
   return send<NoteStats>(origin, "GET", `/bench/stats/${encodeURIComponent(noteId)}`);
+}
+
+/** A user's directory object's cumulative cost counters (stats() reads no row: nothing to take off) and its storage now. */
+export function directoryStats(origin: string, user: string): Promise<DirectoryStats> {
+  return send<DirectoryStats>(origin, "GET", `/bench/directory-stats/${encodeURIComponent(user)}`);
+}
+
+/**
+ * A user's directory stats once its deliveries have stopped: the outbox
+ * delivers after a write commits, so read until two readings 100 ms apart
+ * agree (at most `maxMs`).
+ */
+export async function settledDirectoryStats(origin: string, user: string, maxMs = 10_000): Promise<DirectoryStats> {
+  const until = Date.now() + maxMs;
+  let last = await directoryStats(origin, user);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = await directoryStats(origin, user);
+    if (now.rows_written === last.rows_written || Date.now() > until) return now;
+    last = now;
+  }
 }
 
 async function send<T>(origin: string, method: string, path: string): Promise<T> {

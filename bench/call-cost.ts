@@ -7,9 +7,10 @@
  * GET /bench/stats counts the sources and idempotency rows after reading the
  * counters, so its own reads land in the next reading. Two readings with
  * nothing between them measure that, and it is taken off:
- * calls = (after − second) − (second − first).
+ * calls = (after − second) − (second − first). The caller's directory object is
+ * read too, before and after, once its deliveries from the Note have stopped.
  */
-import { noteStats, type NoteStats } from "./bench-routes.js";
+import { noteStats, settledDirectoryStats, type NoteStats } from "./bench-routes.js";
 import { addSlidesTab, createDeckNote, createSheetNote, deepCursor, deepRowsCursor, outline, PAGE_LIMIT, sheetRows, type SheetNote } from "./fixtures.js";
 import { callTool } from "./mcp-call.js";
 import type { BenchOptions } from "./options.js";
@@ -23,11 +24,21 @@ export interface CallCost {
   calls: number;
   rowsReadPerCall: number;
   rowsWrittenPerCall: number;
+  /**
+   * The same counters on the caller's directory object (alice's), read once its
+   * deliveries stopped: what keeping her cross-Note search index (and her list
+   * of Notes) current cost per call.
+   */
+  directoryRowsReadPerCall: number;
+  directoryRowsWrittenPerCall: number;
   databaseBytesBefore: number;
   databaseBytesAfter: number;
   idempotencyBefore: number;
   idempotencyAfter: number;
 }
+
+/** The bench's user (bench/server.ts signs alice in): her directory receives every bench Note's entries. */
+const DIRECTORY_USER = "alice";
 
 async function measureCost(
   origin: string,
@@ -35,6 +46,7 @@ async function measureCost(
   call: (index: number) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<CallCost> {
+  const directoryBefore = await settledDirectoryStats(origin, DIRECTORY_USER);
   const first = await noteStats(origin, spec.noteId);
   const second = await noteStats(origin, spec.noteId);
   for (let i = 0; i < spec.calls; i++) {
@@ -42,12 +54,15 @@ async function measureCost(
     await call(i);
   }
   const after = await noteStats(origin, spec.noteId);
+  const directoryAfter = await settledDirectoryStats(origin, DIRECTORY_USER);
   const own = (key: keyof NoteStats): number => after[key] - second[key] - (second[key] - first[key]);
   const round = (n: number): number => Math.round(n * 100) / 100;
   return {
     ...spec,
     rowsReadPerCall: round(own("rows_read") / spec.calls),
     rowsWrittenPerCall: round(own("rows_written") / spec.calls),
+    directoryRowsReadPerCall: round((directoryAfter.rows_read - directoryBefore.rows_read) / spec.calls),
+    directoryRowsWrittenPerCall: round((directoryAfter.rows_written - directoryBefore.rows_written) / spec.calls),
     databaseBytesBefore: second.database_bytes,
     databaseBytesAfter: after.database_bytes,
     idempotencyBefore: second.idempotency_records,

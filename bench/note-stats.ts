@@ -6,3 +6,10 @@ export interface NoteStats {
   idempotency_records: number;
   sources: number;
 }
+
+/** What the bench Worker's directory object reports (GET /bench/directory-stats): rows since it started, and its storage now. */
+export interface DirectoryStats {
+  rows_read: number;
+  rows_written: number;
+  database_bytes: number;
+}

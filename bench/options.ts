@@ -15,6 +15,8 @@ export interface BenchOptions {
   sourceCounts: number[];
   /** How many rows the Sheets hold. */
   sheetRows: number[];
+  /** The search rows' two users: how many Notes the small one and the large one have (ten of each, or all of the small one's, hold the words). */
+  searchNotes: [number, number];
   /** Calls per load between two memory readings. */
   memoryCalls: number;
   /** Calls per workload in the cost measurement. */
@@ -34,6 +36,7 @@ export const FULL: Omit<BenchOptions, "log"> = {
   parallelNotes: 64,
   sourceCounts: [100, 10_000, 100_000],
   sheetRows: [100, 10_000],
+  searchNotes: [10, 1_000],
   memoryCalls: 10_000,
   costCalls: 50,
   rounds: 3,
@@ -47,6 +50,7 @@ export const QUICK: Omit<BenchOptions, "log"> = {
   parallelNotes: 8,
   sourceCounts: [100, 1_000],
   sheetRows: [100, 1_000],
+  searchNotes: [4, 40],
   memoryCalls: 100,
   costCalls: 3,
   rounds: 1,

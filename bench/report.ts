@@ -1,7 +1,7 @@
 /** A run's report as Markdown: the machine, then one table a measurement. The goals are in docs/performance.md. */
 import type { CallCost } from "./call-cost.js";
 import { errorCount, type LoadResult } from "./load.js";
-import type { Row } from "./measure.js";
+import type { Comparison, Row } from "./measure.js";
 import type { BenchReport } from "./run-bench.js";
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
@@ -14,7 +14,7 @@ const SECTIONS: Record<string, string> = {
 
 function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(" | ")} |`;
-  return [line(header), line(header.map((h) => (/^(req|p50|p99|×|calls|rows|conn|MB|tool|Worker|rest|commits)/.test(h) ? "---:" : "---"))), ...rows.map(line)].join("\n");
+  return [line(header), line(header.map((h) => (/^(req|p50|p99|×|calls|rows|directory|conn|MB|tool|Worker|rest|commits|hits)/.test(h) ? "---:" : "---"))), ...rows.map(line)].join("\n");
 }
 
 function errors(result: LoadResult, firstFailure = result.firstFailure): string {
@@ -43,10 +43,10 @@ function rowsTable(rows: readonly Row[]): string {
   return table(["workload", "Notes", "conn", "req/s", "p50 ms", "p99 ms", "Worker CPU ms / call", "Worker thread (cores)", "rest of the machine (cores)", "errors"], body);
 }
 
-function comparisonsTable(report: BenchReport): string {
+function comparisonsTable(comparisons: readonly Comparison[]): string {
   return table(
     ["a", "b", "a req/s", "b req/s", "× (b / a)", "each round", "Worker CPU ms / call, a → b", "errors"],
-    report.comparisons.map((c) => [
+    comparisons.map((c) => [
       c.a,
       c.b,
       int(c.aRate),
@@ -95,9 +95,40 @@ function ceilingTable(report: BenchReport): string {
 
 function costTable(costs: readonly CallCost[]): string {
   return table(
-    ["workload", "calls", "rows read / call", "rows written / call", "database bytes before → after", "idempotency records before → after"],
-    costs.map((c) => [c.name, String(c.calls), String(c.rowsReadPerCall), String(c.rowsWrittenPerCall), `${int(c.databaseBytesBefore)} → ${int(c.databaseBytesAfter)}`, `${int(c.idempotencyBefore)} → ${int(c.idempotencyAfter)}`]),
+    ["workload", "calls", "rows read / call", "rows written / call", "directory: rows read / call", "directory: rows written / call", "database bytes before → after", "idempotency records before → after"],
+    costs.map((c) => [
+      c.name,
+      String(c.calls),
+      String(c.rowsReadPerCall),
+      String(c.rowsWrittenPerCall),
+      String(c.directoryRowsReadPerCall),
+      String(c.directoryRowsWrittenPerCall),
+      `${int(c.databaseBytesBefore)} → ${int(c.databaseBytesAfter)}`,
+      `${int(c.idempotencyBefore)} → ${int(c.idempotencyAfter)}`,
+    ]),
   );
+}
+
+function searchSection(report: BenchReport): string[] {
+  const s = report.search;
+  if (s.skipped !== null) return [`Not measured: ${s.skipped}.`];
+  const [small, large] = s.notes;
+  return [
+    `The MCP \`search\` tool (its default page of 10), by the agents of two users: one with ${int(small)} Notes, one with ${int(large)}; the same ${s.holders} Notes of each hold the words (one Markdown section each), the others are filler documents without them, so both get the same hits. Each pair measured in turn (${report.options.rounds} rounds, each load its warm-up then ${report.options.durationSec} s), after the table of workloads.`,
+    "",
+    comparisonsTable(s.comparisons),
+    "",
+    `What a search costs the user's directory object (its SQLite counters, GET /bench/directory-stats), over ${report.options.costCalls} calls one after another:`,
+    "",
+    table(
+      ["search", "user's Notes", "calls", "hits", "directory: rows read / call"],
+      s.costs.map((c) => [c.name, int(c.notes), String(c.calls), String(c.hits), String(c.directoryRowsReadPerCall)]),
+    ),
+    "",
+    "What the cross-Note index costs a write, in one run: a write answers once every member's directory has its changes, so the same `slide_update` on decks of 5 members (alice and four others) against decks of 1, one deck a connection, in turn:",
+    "",
+    s.upkeep === null ? "Not measured." : comparisonsTable([s.upkeep]),
+  ];
 }
 
 function memoryTable(report: BenchReport): string {
@@ -126,7 +157,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     `Each pair measured in turn, a, b, a, b, … (${o.rounds} rounds, every load as in the table below: its warm-up, then ${o.durationSec} s), after the table's rows.`,
     "",
-    comparisonsTable(report),
+    comparisonsTable(report.comparisons),
     "",
     "## Every workload",
     "",
@@ -137,9 +168,14 @@ export function markdownReport(report: BenchReport): string {
     "",
     "## Cost per call",
     "",
-    `Rows read and written (the SQLite cursors' counters, summed by the Note object, index entries included), over ${o.costCalls} calls one after another on an idle Note (create_note_tab at most 100, rows_append at most 49: the limits), from GET /bench/stats before and after.`,
+    `Rows read and written (the SQLite cursors' counters, summed by the Note object, index entries included), over ${o.costCalls} calls one after another on an idle Note (create_note_tab at most 100, rows_append at most 49: the limits), from GET /bench/stats before and after; ` +
+      "the directory's columns are the same counters on alice's directory object (GET /bench/directory-stats), read once its deliveries stopped: what keeping her list of Notes and her cross-Note search index current cost a call.",
     "",
     costTable(report.costs),
+    "",
+    "## Search: many Notes against few",
+    "",
+    ...searchSection(report),
     "",
     "## Writes with live sockets open",
     "",

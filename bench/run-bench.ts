@@ -16,6 +16,7 @@ import { compare, measure, type Comparison, type Row } from "./measure.js";
 import { measureNoteCeiling, type CeilingRow } from "./note-ceiling.js";
 import type { BenchOptions } from "./options.js";
 import { rssBytes } from "./proc.js";
+import { measureSearch, type SearchBench } from "./search-rows.js";
 import { bundleWorker, startBenchServer, type BenchServer } from "./server.js";
 import * as w from "./workloads.js";
 
@@ -40,6 +41,8 @@ export interface BenchReport {
   live: LiveSocketsReport;
   ceiling: CeilingRow[];
   costs: CallCost[];
+  /** Search on a user with many Notes against one with few (issue 26). */
+  search: SearchBench;
   memory: MemoryReading[];
   memoryLoads: { label: string; result: LoadResult }[];
   /** What the timed server's Worker printed to stderr. */
@@ -78,7 +81,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   }
 }
 
-async function measureTimed(server: BenchServer, options: BenchOptions): Promise<Pick<BenchReport, "rows" | "comparisons" | "live" | "ceiling" | "costs">> {
+async function measureTimed(server: BenchServer, options: BenchOptions): Promise<Pick<BenchReport, "rows" | "comparisons" | "live" | "ceiling" | "costs" | "search">> {
   const { log, signal } = options;
   const ctx: w.WorkloadContext = { origin: server.origin, agentToken: server.agentToken, api: server.api, connections: options.connections };
   log(`[bench] setting up ${options.parallelNotes} deck Notes, Notes of ${options.sourceCounts.join(" / ")} sources, Sheets of ${options.sheetRows.join(" / ")} rows …`);
@@ -153,11 +156,14 @@ async function measureTimed(server: BenchServer, options: BenchOptions): Promise
     comparisons.push(await compare(server, id, a, b, options, rate));
   }
 
+  const search = await measureSearch(server, options);
+  if (search.skipped !== null) log(`[bench] search: skipped (${search.skipped})`);
+
   log("[bench] slide_add with 0 / 10 / 100 live sockets open on the Note …");
   const live = await measureLiveSockets(server, ctx, options);
   log("[bench] one Note's write ceiling: 1 writer, then 8 …");
   const ceiling = await measureNoteCeiling(server, ctx, options);
-  return { rows, comparisons, live, ceiling, costs };
+  return { rows, comparisons, live, ceiling, costs, search };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The Worker `npm run bench` runs: the production app behind four bench-only
- * routes, and the production Note object with four bench-only methods.
+ * The Worker `npm run bench` runs: the production app behind five bench-only
+ * routes, the production Note object with four bench-only methods and the
+ * production directory object with one.
  * bench/server.ts bundles it and runs it on Miniflare with the
  * production wrangler.toml; nothing of it is in src/, so no deployment has it.
  */
@@ -9,10 +10,16 @@ import type { Env } from "../src/env.js";
 import { app } from "../src/http/app.js";
 import { ok } from "../src/note/result.js";
 import { newRows } from "../src/note/tabs/sheets.js";
+import { DirectoryObject as ProductionDirectoryObject } from "../src/storage/directory-object.js";
 import { NoteObject as ProductionNoteObject } from "../src/storage/note-object.js";
-import type { NoteStats } from "./note-stats.js";
+import type { DirectoryStats, NoteStats } from "./note-stats.js";
 
-export { DirectoryObject } from "../src/storage/directory-object.js";
+/** The production directory object, plus its cost counters: what keeping the cross-Note index and searching it cost. */
+export class DirectoryObject extends ProductionDirectoryObject {
+  stats(): DirectoryStats {
+    return { rows_read: this.sql.rowsRead, rows_written: this.sql.rowsWritten, database_bytes: this.ctx.storage.sql.databaseSize };
+  }
+}
 
 /**
  * The request log's sink. Deployed, the runtime sends each line's arguments
@@ -87,8 +94,8 @@ export class NoteObject extends ProductionNoteObject {
   }
 }
 
-/** The production bindings, with this Note object behind NOTES. */
-type BenchEnv = Omit<Env, "NOTES"> & { NOTES: DurableObjectNamespace<NoteObject> };
+/** The production bindings, with these Note and directory objects behind NOTES and DIRECTORY. */
+type BenchEnv = Omit<Env, "NOTES" | "DIRECTORY"> & { NOTES: DurableObjectNamespace<NoteObject>; DIRECTORY: DurableObjectNamespace<DirectoryObject> };
 
 const worker = new Hono<{ Bindings: BenchEnv }>();
 
@@ -100,6 +107,8 @@ worker.get("/bench/baseline", async (c) => {
 });
 
 worker.get("/bench/stats/:note", async (c) => c.json(await note(c.env, c.req.param("note")).stats()));
+
+worker.get("/bench/directory-stats/:user", async (c) => c.json(await c.env.DIRECTORY.get(c.env.DIRECTORY.idFromName(c.req.param("user"))).stats()));
 
 worker.post("/bench/seed-sources/:note", async (c) => {
   const count = Number(c.req.query("count"));

@@ -226,6 +226,32 @@ export function slideUpdate(ctx: WorkloadContext): Workload {
   });
 }
 
+/**
+ * slide_update on a 20-slide deck of `members` members (alice and `members` − 1
+ * others): each connection corrects the middle slide of a deck of its own. A
+ * write is delivered to every member's directory before it answers (their
+ * cross-Note search copies), so 5 members against 1 is what that upkeep costs a
+ * write, measured in one run.
+ */
+export function slideUpdateMembers(ctx: WorkloadContext, members: number): Workload {
+  const build: BuildCall = (target, version, key) => ({
+    tool: "edit_note_tab",
+    args: { ...keyed(target, version, key), tab_id: target.tabId, operation: "slide_update", slide_id: target.itemId, body: `Corrected figures (${key}).` },
+  });
+  const lanes = lanesOf(ctx, `members${members}`, build, () => Number.MAX_SAFE_INTEGER);
+  const spec = { id: `slide_update_${members}_members`, name: `edit_note_tab slide_update, 20-slide deck of ${members} member${members === 1 ? "" : "s"}`, section: "tools" as const };
+  return write(ctx, spec, lanes, async (i) => {
+    const lane = lanes.lanes[i];
+    if (lane === undefined || lane.targets.length > 0) return;
+    const deck = await createDeckNote(ctx.api, `members${members}-${i}`);
+    for (let m = 1; m < members; m++) {
+      const added = await ctx.api.request("POST", `/notes/${deck.noteId}/members`, { user: `member${m}` });
+      if (added.status !== 200) throw new Error(`add member${m} to ${deck.noteId}: HTTP ${added.status} ${JSON.stringify(added.body).slice(0, 200)}`);
+    }
+    lane.targets.push({ noteId: deck.noteId, tabId: deck.tabId, itemId: deck.slideIds[10], left: Number.MAX_SAFE_INTEGER });
+  });
+}
+
 /** rows_append of 100 rows; each connection fills Sheets (10,000 rows each) of a Note of its own. */
 export function rowsAppend(ctx: WorkloadContext): Workload {
   const rows = sheetRows(ROWS_PER_APPEND);

@@ -11,8 +11,13 @@ import { QUICK } from "../../bench/options.js";
 import { markdownReport } from "../../bench/report.js";
 import { runBench } from "../../bench/run-bench.js";
 
-/** The smallest run that still proves the harness: --quick's Notes and rounds, each load a tenth of a second, 20 calls between memory readings. */
-const SMALLEST = { ...QUICK, durationSec: 0.1, memoryCalls: 20 };
+/**
+ * The smallest run that still proves the harness: --quick's Notes and rounds, each load 0.3 s, 20 calls between
+ * memory readings, search users of 3 and 12 Notes. (Loads were 0.1 s; since a write feeds its members' search
+ * copies before it answers, a rows_append or a slide_update can take more than that on a loaded 2-core machine,
+ * and a load that ends before its first answer has no row.)
+ */
+const SMALLEST = { ...QUICK, durationSec: 0.3, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
 
 it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
   const report = await runBench({ ...SMALLEST, log: () => undefined });
@@ -100,6 +105,32 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
     expect(cost !== undefined && cost.idempotencyAfter - cost.idempotencyBefore, id).toBe(cost?.calls);
   }
   for (const id of [...attachments, ...sheets]) expect(report.costs.find((c) => c.id === id)?.rowsReadPerCall, id).toBeGreaterThan(0);
+  // The directory's side: a write of indexed content reaches alice's directory (her list and her search copy); a read writes nothing there.
+  for (const id of ["slide_update_20", "slide_update_500", "slide_add", "add_note_source"]) expect(report.costs.find((c) => c.id === id)?.directoryRowsWrittenPerCall, id).toBeGreaterThan(0);
+  for (const id of ["list_note_tabs", ...attachments, ...sheets]) expect(report.costs.find((c) => c.id === id)?.directoryRowsWrittenPerCall, id).toBe(0);
+
+  // Search: a user of 12 Notes against one of 3, the same 3 Notes holding the words in each; one word, four words, a miss.
+  const [few, many] = SMALLEST.searchNotes;
+  expect(report.search.skipped).toBeNull();
+  expect(report.search.comparisons.map((c) => [c.id, c.errors, c.roundRatios.length])).toEqual(
+    ["word", "phrase", "miss"].map((q) => [`search_${q}_${many}_vs_${few}_notes`, 0, 1]),
+  );
+  for (const c of report.search.comparisons) expect(Math.min(c.aRate, c.bRate), c.id).toBeGreaterThan(0);
+  expect(report.search.costs.map((c) => [c.id, c.hits])).toEqual([
+    [`search_word_${few}`, 3],
+    [`search_word_${many}`, 3],
+    [`search_phrase_${few}`, 3],
+    [`search_phrase_${many}`, 3],
+    [`search_miss_${few}`, 0],
+    [`search_miss_${many}`, 0],
+  ]);
+  expect([report.search.upkeep?.id, report.search.upkeep?.errors, report.search.upkeep?.roundRatios.length]).toEqual(["slide_update_5_members_vs_1", 0, 1]);
+  expect(Math.min(report.search.upkeep?.aRate ?? 0, report.search.upkeep?.bRate ?? 0)).toBeGreaterThan(0);
+  // The cost law: the directory reads the same rows for the same hits, whatever the user's number of Notes.
+  for (const q of ["word", "phrase", "miss"]) {
+    const [small, large] = [few, many].map((n) => report.search.costs.find((c) => c.id === `search_${q}_${n}`)?.directoryRowsReadPerCall ?? -1);
+    expect(large, q).toBe(small);
+  }
 
   // Memory: the Worker's workerd and its heap at the start, after the baseline calls, the tool calls, and as many again.
   const calls = SMALLEST.memoryCalls;
@@ -114,7 +145,7 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
 
   const markdown = markdownReport(report);
   for (const row of report.rows) expect(markdown).toContain(`| ${row.name} |`);
-  for (const title of ["## Headline: a tool call against the baseline", "## Cost per call", "## Writes with live sockets open", "## One Note's write ceiling", "## Memory"]) {
+  for (const title of ["## Headline: a tool call against the baseline", "## Cost per call", "## Search: many Notes against few", "## Writes with live sockets open", "## One Note's write ceiling", "## Memory"]) {
     expect(markdown).toContain(title);
   }
 }, 120_000);

@@ -12,7 +12,7 @@ import { Note } from "../../src/note/note.js";
 import type { Result } from "../../src/note/result.js";
 import { bm25 } from "../../src/note/search/bm25.js";
 import { FETCH_CHARS, keyParts } from "../../src/note/search/contract.js";
-import { markdownSections } from "../../src/note/search/documents.js";
+import { markdownSections, rowText } from "../../src/note/search/documents.js";
 import { indexText, matchExpression, queryTerms, snippet, tokenize } from "../../src/note/search/text.js";
 import { rebuildIndex } from "../support/note-tables.js";
 
@@ -76,8 +76,15 @@ describe("the tokenizer", () => {
   it("finds a Japanese word inside a sentence by its pairs in order", () => {
     expect(indexText("東京都に行きます")).toBe("東京 京都 都に に行 行き きま ます");
     expect(queryTerms("京都")).toEqual([["京都"]]);
-    expect(queryTerms("東京都")).toEqual([["東京", "京都"]]);
-    expect(matchExpression("東京都")).toBe('"東京 京都"');
+    // The run as a phrase, then each pair: the phrase scores an item holding the whole run first.
+    expect(queryTerms("東京都")).toEqual([["東京", "京都"], ["東京"], ["京都"]]);
+    expect(matchExpression("東京都")).toBe('"東京 京都" OR "東京" OR "京都"');
+  });
+
+  it("finds what holds some words of a question written without spaces (search quality's ja-01, docs/search.md)", () => {
+    // "Who is the customer in Osaka?": its row holds only 大阪, not the sentence.
+    const row = new Set(indexText("田中浩", "海斗物流株式会社", "大阪").split(" "));
+    expect(queryTerms("大阪の顧客は誰ですか").filter((words) => words.every((w) => row.has(w)))).toEqual([["大阪"]]);
   });
 
   it("turns FTS5 syntax into text: quotes, stars, NEAR(, OR, -, ^ and col: are no operators", () => {
@@ -126,6 +133,15 @@ describe("bm25 as FTS5 computes it", () => {
     const [pear] = bm25(docs, [["pear"]]);
     const avgdl = 13 / 4;
     expect(pear?.score).toBeCloseTo(-(Math.log(3.5 / 1.5) * (1 * 2.2)) / (1 + 1.2 * (1 - 0.75 + (0.75 * 1) / avgdl)), 12);
+  });
+});
+
+describe("a Sheet row's document", () => {
+  it("indexes each cell with its column's name: a question naming the column finds the row (search quality's en-01)", () => {
+    const row = rowText({ Customer: "Hiroshi Tanaka", City: "Osaka", Amount: 18400 });
+    expect(row.index).toBe("customer hiroshi tanaka city osaka amount 18400");
+    expect(row.title).toBe("Hiroshi Tanaka");
+    expect(queryTerms("which customer was in Osaka?").filter((words) => row.index.split(" ").includes(words[0] as string))).toEqual([["customer"], ["osaka"]]);
   });
 });
 

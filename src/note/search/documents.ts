@@ -40,14 +40,19 @@ export function slideText(slide: Pick<Slide, "title" | "body" | "notes">): ItemT
   return { kind: "slide", title: slide.title, text, index: indexText(slide.title, slide.body, slide.notes) };
 }
 
-/** A row: its first non-empty cell as its title, "column: value" lines as its text; the index holds the cells' text only, not the column names. */
+/**
+ * A row: its first non-empty cell as its title, "column: value" lines as its
+ * text; the index holds each cell with its column's name ("Customer Hiroshi
+ * Tanaka City Osaka"), so "which customer was in Osaka?" finds the row of the
+ * customers Sheet (docs/search.md, "Quality").
+ */
 export function rowText(cells: Cells): ItemText {
   const values = Object.values(cells).map(String);
   const title = values.find((value) => value.trim() !== "") ?? "";
   const text = Object.entries(cells)
     .map(([column, value]) => `${column}: ${String(value)}`)
     .join("\n");
-  return { kind: "row", title, text, index: indexText(...values) };
+  return { kind: "row", title, text, index: indexText(...Object.entries(cells).flatMap(([column, value]) => [column, String(value)])) };
 }
 
 export function sourceText(source: Pick<SourceRow, "title" | "url" | "description">): ItemText {

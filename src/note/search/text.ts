@@ -77,14 +77,19 @@ export function indexText(...texts: string[]): string {
     .join(" ");
 }
 
-/** A query's terms: each a token, or the pairs of one CJK run that must follow one another (a phrase). */
+/** A query's terms: each a token; for a CJK run, its pairs in order (a phrase), then each of its pairs. */
 export function queryTerms(query: string): string[][] {
   const terms: string[][] = [];
   for (const match of query.matchAll(RUN)) {
     const words = tokenize(match[0]).map((t) => t.text);
     if (words.length === 0) continue;
-    if (IS_CJK.test(match[0])) terms.push(words);
-    else for (const word of words) terms.push([word]);
+    if (IS_CJK.test(match[0])) {
+      // The run as a phrase (a word inside a sentence: its pairs in order), and each pair on its own, so that a
+      // question written without spaces ("大阪の顧客は誰ですか") still finds what holds some of its words; the
+      // phrase's own score keeps an item holding the whole run first.
+      terms.push(words);
+      if (words.length > 1) for (const pair of words) terms.push([pair]);
+    } else for (const word of words) terms.push([word]);
   }
   return terms;
 }
