@@ -614,7 +614,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     // oldest it keeps, the largest version the tool takes and one past it, 0; or sends a stale version.
     undo_change: person(
       "undo_change",
-      9,
+      8,
       fc.record({
         who,
         target: pick({ latest: 6, earlier: 4, revertible: 4, revert: 2, notContent: 1, first: 1, ahead: 1, pruned: 1, largest: 1, tooLarge: 1, zero: 1 }),
@@ -764,6 +764,44 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               const call = { caller: agent(user), name: "edit_tab", input: { expected_version: m.version, idempotency_key: m.freshKey(), ...fields } };
               await r.call(call);
               await r.call(call);
+            },
+          ),
+      ),
+    },
+    take_back_in_turn: {
+      weight: 2 * scale,
+      arbitrary: fc.record({ kind: pick({ slides: 1, sheet: 1 }), item: fc.nat(30) }).map(
+        ({ kind, item: i }) =>
+          new Special(
+            `take_back_in_turn ${canonical({ kind, item: i })}`,
+            (m) => m.meta !== null && m.members.size > 0,
+            async (m, r) => {
+              // The same item edited four times; the third taken back, then the second (newest first, so each may be), a
+              // fourth edit; the first is refused for the fourth alone (the others cancel out with their reverts), then
+              // taken back once the fourth is. Each answer and the content after it, as the model says.
+              const update = kind === "slides" ? "slide_update" : "row_update";
+              await prepareEdit(m, r, update, false);
+              const tab = m.strip.find((x) => x.type === kind && x.slide_count + x.row_count > 1);
+              if (tab === undefined) return;
+              const items = (kind === "slides" ? m.slides : m.rows).get(tab.id) ?? [];
+              const id = (items[i % items.length] as { id: string }).id;
+              const member = app(someMember(m));
+              const edits: number[] = [];
+              const edit = async (n: number) => {
+                const fields = kind === "slides" ? { slide_id: id, body: `Edit ${n}` } : { row_id: id, cells: { [tab.columns[0] ?? "Name"]: `edit ${n}` } };
+                const answer = await r.call({ caller: member, name: "change_tab", input: { tab_id: tab.id, operation: update, ...fields } });
+                edits.push("ok" in answer && answer.ok ? m.version : -1);
+              };
+              const undo = (version: number) => r.call({ caller: member, name: "undo_change", input: { version, expected_version: m.version } });
+              for (const n of [1, 2, 3]) await edit(n);
+              if (edits.some((v) => v < 0)) return;
+              const [first, second, third] = edits as [number, number, number];
+              await undo(third);
+              await undo(second);
+              await edit(4);
+              await undo(first);
+              await undo(m.version);
+              await undo(first);
             },
           ),
       ),
