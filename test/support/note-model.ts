@@ -261,7 +261,7 @@ export class NoteModel {
   }
 
   /** The content a revert puts back: everything a change may change but the counters, the members, the keys and the log. */
-  #content(): Content { const __t=performance.now(); try {
+  #content(): Content {
     const meta = this.meta as Meta;
     return {
       title: meta.title,
@@ -275,7 +275,7 @@ export class NoteModel {
       sources: [...this.sources],
       files: [...this.files],
     };
-  } finally { (globalThis as any).__prof ??= {}; (globalThis as any).__prof['content']=((globalThis as any).__prof['content']??0)+performance.now()-__t; } }
+  }
 
   #restore(content: Content): void {
     const meta = this.meta as Meta;
@@ -297,7 +297,7 @@ export class NoteModel {
    * from the content before it and after it and what its log entry names.
    * A change that is not content is not remembered: it is never taken back.
    */
-  #remember(operation: string, before: Content | null, touched: Row): void { const __t=performance.now(); try {
+  #remember(operation: string, before: Content | null, touched: Row): void {
     if (before === null || NOT_CONTENT.has(operation)) return;
     const tab = touched.tab_id as string | undefined;
     const of = (fields: Row): Row => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
@@ -381,7 +381,7 @@ export class NoteModel {
     }
     done.touch = touch;
     this.#keep(done);
-  } finally { (globalThis as any).__prof ??= {}; (globalThis as any).__prof['remember']=((globalThis as any).__prof['remember']??0)+performance.now()-__t; } }
+  }
 
   /**
    * The record of a change from the content before and after it: what it did to each thing, which
@@ -491,9 +491,14 @@ export class NoteModel {
       .filter((d) => overlaps(done.touch, d.touch));
   }
 
-  /** Whether change `v` is in effect: no revert of it is (a revert of that revert puts it back). `extra`: a revert about to commit. */
-  #active(v: number, extra?: { version: number; reverts: number }): boolean {
-    if (extra === undefined && this.#inEffect !== null) return this.#inEffect.get(v) ?? true;
+  /** Whether change `v` is in effect: no revert of it is (a revert of that revert puts it back). */
+  #active(v: number): boolean {
+    this.#inEffect ??= this.#effect();
+    return this.#inEffect.get(v) ?? true;
+  }
+
+  /** Whether each remembered change is in effect; `extra`: with a revert about to commit. */
+  #effect(extra?: { version: number; reverts: number }): Map<number, boolean> {
     const reverters = new Map<number, number[]>();
     const all = [...this.#done.values()].map((d) => ({ version: d.version, reverts: d.reverts }));
     if (extra !== undefined) all.push(extra);
@@ -501,8 +506,7 @@ export class NoteModel {
     // Newest first: a revert is later than the change it takes back.
     const active = new Map<number, boolean>();
     for (const d of all.sort((a, b) => b.version - a.version)) active.set(d.version, !(reverters.get(d.version) ?? []).some((r) => active.get(r) === true));
-    if (extra === undefined) this.#inEffect = active;
-    return active.get(v) ?? true;
+    return active;
   }
 
   /**
@@ -548,9 +552,9 @@ export class NoteModel {
   }
 
   /** Whether a revert of the log's entry `v` would pass its target checks now: what list_note_changes says as `revertible`. */
-  revertible(v: number): boolean { const __t=performance.now(); try {
+  revertible(v: number): boolean {
     return this.#refusal(v, false) === null;
-  } finally { (globalThis as any).__prof ??= {}; (globalThis as any).__prof['revertible']=((globalThis as any).__prof['revertible']??0)+performance.now()-__t; } }
+  }
 
   /**
    * The content after taking change `c` back, as the change committing as the next version:
@@ -567,12 +571,12 @@ export class NoteModel {
    *   do several, at its old key, or right after the item before that key when an item holds it;
    *   a tab that comes back brings its items at their keys. Everything else keeps its place and key.
    */
-  #afterRevert(c: Done): Content { const __t=performance.now(); try {
+  #afterRevert(c: Done): Content {
     const now = this.#content();
-    const next = { version: this.version + 1, reverts: c.version };
+    const active = this.#effect({ version: this.version + 1, reverts: c.version });
     const things = new Map(this.#origin);
     for (const d of [...this.#done.values()].sort((a, b) => a.version - b.version)) {
-      if (d.reverts !== undefined || !this.#active(d.version, next)) continue;
+      if (d.reverts !== undefined || active.get(d.version) === false) continue;
       for (const [key, [, after]] of d.diff) {
         if (after === undefined) things.delete(key);
         else things.set(key, after);
@@ -642,7 +646,7 @@ export class NoteModel {
       sources,
       files,
     };
-  } finally { (globalThis as any).__prof ??= {}; (globalThis as any).__prof['afterRevert']=((globalThis as any).__prof['afterRevert']??0)+performance.now()-__t; } }
+  }
 
   freshKey(): string {
     this.#keyCounter += 1;
@@ -659,7 +663,7 @@ export class NoteModel {
   }
 
   /** The rows every table must hold: the projection test/support/note-tables.ts makes of the real ones. */
-  tables(): Tables { const __t=performance.now(); try {
+  tables(): Tables {
     const meta = this.meta;
     return {
       meta:
@@ -694,7 +698,7 @@ export class NoteModel {
       // The entry as the Note serializes it, byte for byte, its time masked as the projection masks it.
       changes: [...this.log].map(([version, entry]) => ({ version, entry: JSON.stringify({ ...entry, at: TIME }) })),
     };
-  } finally { (globalThis as any).__prof ??= {}; (globalThis as any).__prof['tables']=((globalThis as any).__prof['tables']??0)+performance.now()-__t; } }
+  }
 
   /** Takes the times the Note gave its entries (read from its table), so that answers carrying them compare exactly. */
   learnTimes(times: ReadonlyMap<number, string>): void {
