@@ -614,7 +614,7 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
     // oldest it keeps, the largest version the tool takes and one past it, 0; or sends a stale version.
     undo_change: person(
       "undo_change",
-      8,
+      4,
       fc.record({
         who,
         target: pick({ latest: 6, earlier: 4, revertible: 4, revert: 2, notContent: 1, first: 1, ahead: 1, pruned: 1, largest: 1, tooLarge: 1, zero: 1 }),
@@ -974,7 +974,7 @@ function undoTarget(choice: string, n: number, m: Model): number {
     zero: 0,
   }[choice];
   // Not a revert that brings back a Sheet filled to its limit (fill_sheet deletes it again): every later step would compare its rows.
-  return picked !== undefined && m.revertSize(picked) <= LIMIT.rowsPerCall ? picked : m.version + 1;
+  return picked !== undefined && m.revertSize(picked) <= 50 ? picked : m.version + 1;
 }
 
 function write(p: { v: string; key: string | { reuse: number } }, m: Model): Row {
