@@ -15,7 +15,7 @@
  */
 import type { Caller, Input } from "./commands.js";
 import type { ChangeEntry, Touched } from "./changes.js";
-import { CONFLICT_CHANGES } from "./changes.js";
+import { CHANGES_KEPT, CONFLICT_CHANGES } from "./changes.js";
 import type { NoteContext } from "./context.js";
 import { tellMembers } from "./directory.js";
 import { limitExceeded, type NoteError } from "./errors.js";
@@ -77,6 +77,25 @@ export interface ChangeTouch {
    * taking back the tab's creation): any key not as it was then means a later change touched it.
    */
   seen?: Record<string, number>;
+  /**
+   * The oldest version, other than its own, whose trash its revert brings items back from (a redo's: the deletion it
+   * redoes). That trash goes with that version's log entry: once it has, the change cannot be taken back.
+   */
+  trash?: number;
+}
+
+/** The versions, other than `version`'s own, whose trash the revert of a change of these steps brings items back from. */
+function foreignTrash(version: number, steps: readonly UndoStep[]): number[] {
+  return steps.flatMap((step) => ((step.do === "items_remove" || step.do === "tab_remove") && step.trash !== trashOf(version) ? [Number(step.trash.slice(1))] : []));
+}
+
+/**
+ * Where a change committing as `version` puts items it takes away that came back from `trash` (a redo of a deletion):
+ * back into that trash, where the deletion looks for them, while the deletion's log entry outlives this commit; else
+ * into its own, which lasts as long as its own entry (the deletion's trash goes with the deletion's entry).
+ */
+function trashFor(trash: string | undefined, version: number): string {
+  return trash !== undefined && Number(trash.slice(1)) > version - CHANGES_KEPT ? trash : trashOf(version);
 }
 
 /** The trash of the change committing as `version`: a tab ID no tab has (tab IDs never start with "~"). */
@@ -234,8 +253,11 @@ export function indexTouches(store: NoteStore, version: number, steps: readonly 
     ];
     const before = gone.length === 0 ? new Map<string, number>() : store.lastTouches(gone.filter((key) => prev[key] === undefined));
     for (const key of gone) {
-      prev[key] ??= before.get(key) ?? 0;
       const at = writes.findIndex(([k]) => k === key);
+      // Put back to an earlier change's version (a redo: what the change it redoes took away goes again): that change's
+      // effect is in place, and the change can be taken back again, as its revert and the revert's revert cancel out.
+      if (at >= 0 && (writes[at] as [string, number])[1] > 0) continue;
+      prev[key] ??= before.get(key) ?? 0;
       if (at >= 0) writes.splice(at, 1);
       writes.push([key, version]);
     }
@@ -246,6 +268,8 @@ export function indexTouches(store: NoteStore, version: number, steps: readonly 
   }
   if (writes.length > 0) store.writeTouches(writes);
   const touch: ChangeTouch = { ...touchOf(steps), wrote: Object.fromEntries(writes), prev };
+  const foreign = foreignTrash(version, steps);
+  if (foreign.length > 0) touch.trash = Math.min(...foreign);
   if (reverting !== undefined) {
     const wrote = touch.wrote ?? {};
     const probed = probeKeys(version, touch);
@@ -315,7 +339,11 @@ export function markRevertible(store: NoteStore, page: readonly { entry: ChangeE
   const keys = new Set<string>();
   for (const { entry, touch } of page) if (touch !== null) for (const key of probeKeys(entry.version, touch)) keys.add(key);
   const last = keys.size === 0 ? new Map<string, number>() : store.lastTouches([...keys]);
-  return page.map(({ entry, touch }) => ({ ...entry, revertible: touch !== null && !NOT_CONTENT.has(entry.operation) && !touchedSince(last, entry.version, touch) }));
+  const oldest = page.some(({ touch }) => touch?.trash !== undefined) ? (store.oldestChange() ?? 0) : 0;
+  return page.map(({ entry, touch }) => ({
+    ...entry,
+    revertible: touch !== null && !NOT_CONTENT.has(entry.operation) && !(touch.trash !== undefined && touch.trash < oldest) && !touchedSince(last, entry.version, touch),
+  }));
 }
 
 /** The operations that change no content: never revertible. */
@@ -372,6 +400,19 @@ function revert(ctx: NoteContext, meta: NoteMeta, target: number, version: numbe
     const reason = NOT_CONTENT.has(entry.operation)
       ? `${entry.operation} changes no content (creating or deleting the Note, membership and approval are never taken back)`
       : "its undo information is gone (it was made before this Note kept any)";
+    return fail({
+      code: "not_revertible",
+      message: `Change ${target} (${entry.operation}) cannot be taken back: ${reason}. Make the change you want as a new one instead.`,
+      version: target,
+      operation: entry.operation,
+      reason,
+    });
+  }
+  // What it would bring back from another change's trash went with that change's log entry.
+  const oldest = ctx.store.oldestChange() ?? 0;
+  const lost = foreignTrash(target, undo.steps).find((v) => v < oldest);
+  if (lost !== undefined) {
+    const reason = `what it would bring back was kept with change ${lost}, which the log no longer holds`;
     return fail({
       code: "not_revertible",
       message: `Change ${target} (${entry.operation}) cannot be taken back: ${reason}. Make the change you want as a new one instead.`,
@@ -505,8 +546,8 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
     }
     case "items_add": {
       // The items leave the tab for this change's trash; items that came back from a trash (a redo) go back to that one,
-      // where the change that first deleted them looks for them.
-      const trash = step.trash ?? trashOf(version);
+      // where the change that first deleted them looks for them, while that change is in the log (trashFor).
+      const trash = trashFor(step.trash, version);
       const tab = store.tab(step.tab);
       if (tab === null) return drifted(`tab "${step.tab}"`);
       const items = sequence(store, step.what);
@@ -544,7 +585,7 @@ function inverse(ctx: NoteContext, state: { meta: NoteMeta }, step: UndoStep, ve
     case "tab_add": {
       const tab = store.tab(step.tab.id);
       if (tab === null) return drifted(`tab "${step.tab.id}"`);
-      const trash = step.trash ?? trashOf(version);
+      const trash = trashFor(step.trash, version);
       store.slides.retab(tab.id, trash, null);
       store.rows.retab(tab.id, trash, null);
       store.deleteTab(tab.id);

@@ -41,7 +41,7 @@ function count(tally: Tally, what: string): void {
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
   const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note", "undo_change"];
-  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded", "change_not_found", "not_revertible"];
+  const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded", "revert_conflict", "change_not_found", "not_revertible"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
     ...["create_tab", "edit_tab", "add_source"].map((op) => `${op}: replayed`),
@@ -66,6 +66,11 @@ export function uncovered(tally: Tally): string[] {
     "entry by a named agent",
     "entry by an unnamed agent",
     "entry by an agent without a client",
+    // Taking changes back: the latest, an earlier one (allowed, and refused for a later change), a revert (a redo).
+    "undo_change latest: ok",
+    "undo_change earlier: ok",
+    "undo_change earlier: revert_conflict",
+    "undo_change of a revert: ok",
   ];
   return [...wanted.filter((w) => !tally.has(w)), ...codes.filter((code) => !seen.some((k) => k.endsWith(`: ${code}`))).map((code) => `any ${code}`)];
 }
@@ -122,7 +127,7 @@ export class Run {
     const expectation = this.model.predict(call);
     const from = this.note.now();
     const { answers, tables } = await this.note.execute([call]);
-    const answer = withoutRevertible(call, answers[0] as Answer, this);
+    const answer = checkRevertible(call, answers[0] as Answer, this);
     const window: TimeWindow = [from - CLOCK_SLACK_MS, this.note.now() + CLOCK_SLACK_MS];
     this.#judge(call, expectation, answer, window);
     if (tag !== undefined) count(this.tally, `${call.name} ${tag}: ${outcomeWord(answer)}`);
@@ -260,6 +265,11 @@ function outcomeWord(answer: Answer): string {
  * model has it: a removal of a member, of the last member, of a non-member.
  */
 function tagOf(call: Call, m: Model): string | undefined {
+  if (call.name === "undo_change" && typeof call.input.version === "number") {
+    const entry = m.log.get(call.input.version);
+    if (entry === undefined) return undefined;
+    return entry.operation === "revert_change" ? "of a revert" : call.input.version === m.version ? "latest" : "earlier";
+  }
   const user = String(call.input.user);
   if (call.name !== "remove_member" || !["alice", "bob", "carol", "dave"].includes(user) || m.meta === null) return undefined;
   if (!m.members.has(user)) return "non-member";
@@ -599,13 +609,19 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
     ),
     read_note: person("read_note", 1, fc.record({ who }), () => ({})),
-    // The person takes the latest change back (a second in a row redoes it); or names one the log does not hold, or the
-    // Note's creation, or sends a stale version (docs/spec.md §10).
+    // The person takes a change back (docs/spec.md §10): the latest (a second in a row redoes it), an earlier one in the log
+    // (any, one the model says is revertible, a revert, one that is not content), one past the log's ends or before the
+    // oldest it keeps, the largest version the tool takes and one past it, 0; or sends a stale version.
     undo_change: person(
       "undo_change",
-      3,
-      fc.record({ who, target: pick({ latest: 8, first: 1, ahead: 1, zero: 1 }), stale: pick({ no: 8, yes: 1 }) }),
-      (p, m) => ({ version: { latest: m.version, first: 1, ahead: m.version + 2, zero: 0 }[p.target], expected_version: p.stale === "yes" ? m.version - 1 : m.version }),
+      4,
+      fc.record({
+        who,
+        target: pick({ latest: 6, earlier: 4, revertible: 4, revert: 2, notContent: 1, first: 1, ahead: 1, pruned: 1, largest: 1, tooLarge: 1, zero: 1 }),
+        n: fc.nat(1000),
+        stale: pick({ no: 8, yes: 1 }),
+      }),
+      (p, m) => ({ version: undoTarget(p.target, p.n, m), expected_version: p.stale === "yes" ? m.version - 1 : m.version }),
     ),
     list_changes: call(
       "list_changes",
@@ -748,6 +764,44 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
               const call = { caller: agent(user), name: "edit_tab", input: { expected_version: m.version, idempotency_key: m.freshKey(), ...fields } };
               await r.call(call);
               await r.call(call);
+            },
+          ),
+      ),
+    },
+    take_back_in_turn: {
+      weight: 2 * scale,
+      arbitrary: fc.record({ kind: pick({ slides: 1, sheet: 1 }), item: fc.nat(30) }).map(
+        ({ kind, item: i }) =>
+          new Special(
+            `take_back_in_turn ${canonical({ kind, item: i })}`,
+            (m) => m.meta !== null && m.members.size > 0,
+            async (m, r) => {
+              // The same item edited four times; the third taken back, then the second (newest first, so each may be), a
+              // fourth edit; the first is refused for the fourth alone (the others cancel out with their reverts), then
+              // taken back once the fourth is. Each answer and the content after it, as the model says.
+              const update = kind === "slides" ? "slide_update" : "row_update";
+              await prepareEdit(m, r, update, false);
+              const tab = m.strip.find((x) => x.type === kind && x.slide_count + x.row_count > 1);
+              if (tab === undefined) return;
+              const items = (kind === "slides" ? m.slides : m.rows).get(tab.id) ?? [];
+              const id = (items[i % items.length] as { id: string }).id;
+              const member = app(someMember(m));
+              const edits: number[] = [];
+              const edit = async (n: number) => {
+                const fields = kind === "slides" ? { slide_id: id, body: `Edit ${n}` } : { row_id: id, cells: { [tab.columns[0] ?? "Name"]: `edit ${n}` } };
+                const answer = await r.call({ caller: member, name: "change_tab", input: { tab_id: tab.id, operation: update, ...fields } });
+                edits.push("ok" in answer && answer.ok ? m.version : -1);
+              };
+              const undo = (version: number) => r.call({ caller: member, name: "undo_change", input: { version, expected_version: m.version } });
+              for (const n of [1, 2, 3]) await edit(n);
+              if (edits.some((v) => v < 0)) return;
+              const [first, second, third] = edits as [number, number, number];
+              await undo(third);
+              await undo(second);
+              await edit(4);
+              await undo(first);
+              await undo(m.version);
+              await undo(first);
             },
           ),
       ),
@@ -900,6 +954,29 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
   return fc.oneof(...kept);
 }
 
+/** The version a revert names (see `undo_change` in steps): a change of the log picked by `n`, or one it does not hold. */
+function undoTarget(choice: string, n: number, m: Model): number {
+  const logged = [...m.log.entries()].sort(([a], [b]) => a - b);
+  const where = (keep: (entry: Row, version: number) => boolean): number | undefined => at(logged.filter(([v, e]) => keep(e, v)).map(([v]) => v), n);
+  const content = (e: Row) => !["create_note", "delete_note", "set_approval", "add_member", "remove_member"].includes(String(e.operation));
+  const oldest = m.oldestChange ?? 1;
+  const picked = {
+    latest: m.version,
+    earlier: where((e, v) => content(e) && v < m.version),
+    revertible: where((e, v) => content(e) && m.revertible(v)),
+    revert: where((e) => e.operation === "revert_change"),
+    notContent: where((e) => !content(e)),
+    first: 1,
+    ahead: m.version + 2,
+    pruned: oldest > 1 ? 1 + (n % (oldest - 1)) : m.version + 1,
+    largest: Number.MAX_SAFE_INTEGER,
+    tooLarge: Number.MAX_SAFE_INTEGER + 1,
+    zero: 0,
+  }[choice];
+  // Not a revert that brings back a Sheet filled to its limit (fill_sheet deletes it again): every later step would compare its rows.
+  return picked !== undefined && m.revertSize(picked) <= 50 ? picked : m.version + 1;
+}
+
 function write(p: { v: string; key: string | { reuse: number } }, m: Model): Row {
   return { expected_version: { current: m.version, stale: m.version - 1, old: Math.max(1, m.version - 25), future: m.version + 1, zero: 0, fraction: 1.5, missing: undefined }[p.v], idempotency_key: idempotencyKey(p.key, m) };
 }
@@ -990,7 +1067,7 @@ async function pageChanges(m: Model, r: Run, p: { by: string; limit: string; fro
   // At most 15 pages: the largest pages for a long log, and past that a later start.
   if (m.version - from > 15 * size) [limit, size] = [LIMIT.changesPage, LIMIT.changesPage];
   from = Math.max(from, m.version - 15 * size);
-  const whole = m.changesAfter(from);
+  const whole = m.changesAfter(from).map((c): Row => ({ ...c, revertible: m.revertible(c.version as number) }));
   const pages: Row[] = [];
   for (let since: number | null = from; since !== null; ) {
     if (pages.length > 16) r.fail("list_changes pages on past the whole log", [`${pages.length} pages from ${from}`]);
@@ -1192,19 +1269,15 @@ function cellsFor(choice: string, columns: readonly string[], cells: Row): Row |
 
 /**
  * A page of the log says of each entry whether it can be taken back now
- * (src/note/undo.ts); the model does not predict it yet: here it is checked to
- * be a boolean, and false for every change that is not content, then left out.
+ * (src/note/undo.ts): the model predicts it (NoteModel.revertible) and the page is
+ * compared with its own; here, besides, false for every change that is not content.
  */
-function withoutRevertible(call: Call, answer: Answer, run: { fail(what: string, problems: string[]): never }): Answer {
+function checkRevertible(call: Call, answer: Answer, run: { fail(what: string, problems: string[]): never }): Answer {
   if (call.name !== "list_changes" || !("ok" in answer) || !answer.ok) return answer;
-  const value = answer.value as Row;
-  const changes = (value.changes as Row[]).map((entry) => {
-    const { revertible, ...rest } = entry;
-    if (typeof revertible !== "boolean") run.fail("list_changes: an entry without revertible", [show(entry)]);
-    if (revertible && ["create_note", "delete_note", "set_approval", "add_member", "remove_member"].includes(String(entry.operation))) {
+  for (const entry of answer.value.changes as Row[]) {
+    if (entry.revertible === true && ["create_note", "delete_note", "set_approval", "add_member", "remove_member"].includes(String(entry.operation))) {
       run.fail("list_changes: a change that is not content is revertible", [show(entry)]);
     }
-    return rest;
-  });
-  return { ...answer, value: { ...value, changes } } as Answer;
+  }
+  return answer;
 }

@@ -240,12 +240,19 @@ export class NoteModel {
   /** The highest source and file numbers given: never given again, even once a revert took them away. */
   readonly #seqs = { sources: 0, files: 0 };
   /**
-   * The latest change, for taking it back (docs/spec.md §10): its version, the
-   * content before it, and what its steps touched in their order and in the
-   * reverse order (what its revert's log entry names). The model predicts the
-   * revert of the latest change only; the generated histories send no other.
+   * Every content change committed, by version (docs/spec.md §10), for taking
+   * one back: what it did to each thing in the Note, what it touched, where
+   * what it moved or took away stood before it. Kept for the whole history
+   * (the log keeps the newest 1,000; a change before them is still part of
+   * the content a leave-out replay builds).
    */
-  #latest: { version: number; before: Content; own: Row; back: Row; rekeyed?: { tab: string; id: string; rows: boolean } } | null = null;
+  readonly #done = new Map<number, Done>();
+  /** Each thing in the Note (see `entitiesOf`) as create_note left it: where a leave-out replay starts. */
+  #origin: Map<string, unknown> = new Map();
+  /** Whether each remembered change is in effect, until the next one is remembered. */
+  #inEffect: Map<number, boolean> | null = null;
+  /** The versions that touched each item key (`k:`), worked in each tab (`t:`), made each tab what it is (`w:`), oldest first. */
+  readonly #touching = new Map<string, number[]>();
 
   constructor(readonly noteId: string) {}
 
@@ -261,40 +268,37 @@ export class NoteModel {
       source_count: meta.source_count,
       file_count: meta.file_count,
       strip: this.strip.map((t) => ({ ...t, columns: [...t.columns] })),
-      slides: new Map([...this.slides].map(([id, deck]) => [id, deck.map((s) => ({ ...s }))])),
-      rows: new Map([...this.rows].map(([id, rows]) => [id, rows.map((r) => ({ ...r, cells: { ...r.cells } }))])),
+      // The model never changes a slide, a row, a source or a file in place (a change puts a new object): the lists are copies, the items shared.
+      slides: new Map([...this.slides].map(([id, deck]) => [id, [...deck]])),
+      rows: new Map([...this.rows].map(([id, rows]) => [id, [...rows]])),
       markdown: this.markdown,
-      sources: this.sources.map((s) => ({ ...s })),
-      files: this.files.map((f) => ({ ...f })),
+      sources: [...this.sources],
+      files: [...this.files],
     };
   }
 
   #restore(content: Content): void {
     const meta = this.meta as Meta;
     meta.title = content.title;
-    // The counts move by what comes back or goes, as the revert's steps move them (a seeded count stays seeded).
-    meta.source_count += content.sources.length - this.sources.length;
-    meta.file_count += content.files.length - this.files.length;
+    meta.source_count = content.source_count;
+    meta.file_count = content.file_count;
     this.strip = content.strip.map((t) => ({ ...t, columns: [...t.columns] }));
     this.slides.clear();
-    for (const [id, deck] of content.slides) this.slides.set(id, deck.map((s) => ({ ...s })));
+    for (const [id, deck] of content.slides) this.slides.set(id, [...deck]);
     this.rows.clear();
-    for (const [id, rows] of content.rows) this.rows.set(id, rows.map((r) => ({ ...r, cells: { ...r.cells } })));
+    for (const [id, rows] of content.rows) this.rows.set(id, [...rows]);
     this.markdown = content.markdown;
-    this.sources.splice(0, this.sources.length, ...content.sources.map((s) => ({ ...s })));
-    this.files.splice(0, this.files.length, ...content.files.map((f) => ({ ...f })));
+    this.sources.splice(0, this.sources.length, ...content.sources);
+    this.files.splice(0, this.files.length, ...content.files);
   }
 
   /**
-   * Remembers the change that just committed with the content before it:
-   * what its steps touch (src/note/undo.ts's touchedOf), in its order and
-   * reversed. A Note's change that is not content forgets the last one.
+   * Remembers the content change that just committed (the Note's version),
+   * from the content before it and after it and what its log entry names.
+   * A change that is not content is not remembered: it is never taken back.
    */
-  #remember(operation: string, before: Content | null, touched: Row, rekeyed = false): void {
-    if (before === null || NOT_CONTENT.has(operation)) {
-      this.#latest = null;
-      return;
-    }
+  #remember(operation: string, before: Content | null, touched: Row): void {
+    if (before === null || NOT_CONTENT.has(operation)) return;
     const tab = touched.tab_id as string | undefined;
     const of = (fields: Row): Row => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0)));
     let own: Row;
@@ -311,36 +315,337 @@ export class NoteModel {
     } else {
       own = back = of({ tab_id: tab, source_id: touched.source_id, file_id: touched.file_id, slide_ids: touched.slide_ids, row_ids: touched.row_ids });
     }
-    this.#latest = { version: this.version, before, own, back };
-    // A move that gave its tab fresh keys: its revert puts the item back among the fresh keys, not the tab's old ones.
-    if (rekeyed && (operation === "slide_move" || operation === "row_move")) {
-      this.#latest.rekeyed = { tab: tab as string, id: ((touched.slide_ids ?? touched.row_ids) as string[])[0] as string, rows: operation === "row_move" };
+    const after = this.#content();
+    const movedId = operation === "slide_move" || operation === "row_move" ? (((touched.slide_ids ?? touched.row_ids) as string[])[0] as string) : undefined;
+    const done = this.#record(this.version, operation, before, after, { own, back, tab, movedId });
+    // What it touched (docs/spec.md §10 "revert_conflict"): the items it changed, and the tabs it worked in or made what they are.
+    const items = [...done.diff.keys()].filter((k) => k.startsWith("slide:") || k.startsWith("row:")).map((k) => k.slice(k.indexOf(":") + 1));
+    const touch: Touch = { keys: new Set(), tabs: new Set(), whole: new Set() };
+    const tabWhole = () => {
+      touch.keys.add(tab as string);
+      touch.tabs.add(tab as string);
+      touch.whole.add(tab as string);
+    };
+    switch (operation) {
+      case "create_tab":
+      case "add_tab":
+      case "delete_tab":
+        tabWhole();
+        break;
+      case "rename_tab":
+        touch.keys.add(`label:${tab}`);
+        touch.tabs.add(tab as string);
+        break;
+      case "move_tab":
+        touch.keys.add(`place:${tab}`);
+        touch.tabs.add(tab as string);
+        break;
+      case "columns_add":
+        touch.keys.add(`columns:${tab}`);
+        touch.tabs.add(tab as string);
+        touch.whole.add(tab as string);
+        break;
+      case "set_slides":
+        for (const id of items) touch.keys.add(id);
+        touch.tabs.add(tab as string);
+        touch.whole.add(tab as string);
+        break;
+      case "slide_move":
+      case "row_move": {
+        // The item, the one it followed and the one it follows now: where it goes back to must still be there.
+        const moved = done.moved as NonNullable<Done["moved"]>;
+        const list = (moved.rows ? after.rows : after.slides).get(moved.tab) ?? [];
+        const at = list.findIndex((it) => it.id === moved.id);
+        for (const id of [moved.id, moved.pred, at > 0 ? (list[at - 1] as Item).id : null]) if (id !== null) touch.keys.add(id);
+        touch.tabs.add(moved.tab);
+        break;
+      }
+      case "set_markdown":
+        touch.keys.add("markdown");
+        break;
+      case "rename_note":
+        touch.keys.add("title");
+        break;
+      case "add_source": {
+        const seq = Number(String(touched.source_id).slice("source-".length));
+        touch.keys.add(`source-${seq}`).add(`url:${this.sources.find((s) => s.seq === seq)?.normalized_url}`);
+        break;
+      }
+      case "add_file":
+        touch.keys.add(String(touched.file_id));
+        break;
+      default:
+        // An edit of slides or rows: the items it added, changed or deleted, in its tab.
+        for (const id of items) touch.keys.add(id);
+        touch.tabs.add(tab as string);
     }
+    done.touch = touch;
+    this.#keep(done);
   }
 
   /**
-   * The revert of a move that re-keyed its tab (src/note/undo.ts moveTo): the
-   * tab's items keep their fresh keys; the moved one goes back right after
-   * the item it followed, at its old key when that fits there, else midway.
+   * The record of a change from the content before and after it: what it did to each thing, which
+   * slides and rows it took away (and where each stood), the tabs it added, deleted or moved, the
+   * item it moved. `reverting`: the change a revert takes back, whose tabs and move are its own.
    */
-  #unmove(taken: { before: Content; rekeyed?: { tab: string; id: string; rows: boolean } }): void {
-    const moved = taken.rekeyed;
-    if (moved === undefined) return;
-    const now = (moved.rows ? this.rows : this.slides) as Map<string, Item[]>;
-    const then = ((moved.rows ? taken.before.rows : taken.before.slides) as Map<string, Item[]>).get(moved.tab) ?? [];
-    const current = [...(now.get(moved.tab) ?? [])];
-    const at = current.findIndex((it) => it.id === moved.id);
-    const [item] = current.splice(at, 1);
-    const was = then.findIndex((it) => it.id === moved.id);
-    const prevId = was > 0 ? (then[was - 1] as Item).id : null;
-    const own = (then[was] as Item).key;
-    const prevAt = prevId === null ? -1 : current.findIndex((it) => it.id === prevId);
-    const prev = prevAt < 0 ? null : (current[prevAt] as Item);
-    const next = current[prevAt + 1] ?? null;
-    const fits = (prev === null || own > prev.key) && (next === null || own < next.key);
-    const key = fits ? own : prev === null ? (next as Item).key - KEY_GAP : next === null ? prev.key + KEY_GAP : Math.floor((prev.key + next.key) / 2);
-    current.splice(prevAt + 1, 0, { ...(item as Item), key });
-    now.set(moved.tab, current);
+  #record(version: number, operation: string, before: Content, after: Content, o: { own: Row; back: Row; tab?: string; movedId?: string; reverting?: Done }): Done {
+    const { reverting } = o;
+    const gone: Gone[] = [];
+    for (const rows of [false, true]) {
+      const then = rows ? before.rows : before.slides;
+      const now = rows ? after.rows : after.slides;
+      for (const [tab, list] of then) {
+        const kept = now.get(tab);
+        if (kept !== undefined && kept.length === list.length && kept.every((it, i) => it === list[i])) continue;
+        const left = new Set((kept ?? []).map((it) => it.id));
+        const ids = list.filter((it) => !left.has(it.id)).map((it) => it.id);
+        if (ids.length === 0) continue;
+        const withTab = !after.strip.some((t) => t.id === tab);
+        // Alone, an item notes the one it followed (a deletion of one, a revert that takes one away), except a replaced deck's.
+        const single = !withTab && (reverting === undefined ? operation === "slide_delete" || operation === "row_delete" : ids.length === 1);
+        const keys = new Map<string, number>();
+        const pred = new Map<string, string | null>();
+        list.forEach((it, i) => {
+          keys.set(it.id, it.key);
+          pred.set(it.id, i === 0 ? null : (list[i - 1] as Item).id);
+        });
+        gone.push({ tab, rows, ids, withTab, single, keys, pred });
+      }
+    }
+    const stripTabs = reverting !== undefined ? reverting.stripTabs : ["create_tab", "add_tab", "delete_tab", "move_tab"].includes(operation) ? [o.tab as string] : [];
+    const placeBack = new Map<string, number>();
+    for (const id of stripTabs) {
+      const at = before.strip.findIndex((t) => t.id === id);
+      if (at >= 0) placeBack.set(id, at);
+    }
+    let moved: Done["moved"];
+    const movedOf = reverting?.moved ?? (o.movedId === undefined ? undefined : { tab: o.tab as string, id: o.movedId, rows: operation === "row_move" });
+    if (movedOf !== undefined) {
+      const list = (movedOf.rows ? before.rows : before.slides).get(movedOf.tab) ?? [];
+      const at = list.findIndex((it) => it.id === movedOf.id);
+      moved = { tab: movedOf.tab, id: movedOf.id, rows: movedOf.rows, pred: at > 0 ? (list[at - 1] as Item).id : null, key: (list[at] as Item).key };
+    }
+    const tookTab = stripTabs.some((id) => before.strip.some((t) => t.id === id) && !after.strip.some((t) => t.id === id));
+    // Where what it took away waits for a revert: its own trash; a revert's, the trash it brought them back from while that
+    // change is in the log (the first deletion looks there), else its own (src/note/undo.ts).
+    const from = reverting?.addedFrom;
+    const goneTrash = gone.length === 0 && !tookTab ? undefined : from !== undefined && from > version - LIMIT.changesKept ? from : version;
+    const diff = diffOf(before, after, reverting === undefined ? o.tab : (reverting.back.tab_id as string | undefined));
+    return {
+      version,
+      operation,
+      reverts: reverting?.version,
+      touch: { keys: new Set(), tabs: new Set(), whole: new Set() },
+      diff,
+      own: o.own,
+      back: o.back,
+      stripTabs,
+      placeBack,
+      gone,
+      moved,
+      goneTrash,
+      addedFrom: reverting?.goneTrash,
+    };
+  }
+
+  #keep(done: Done): void {
+    this.#done.set(done.version, done);
+    this.#inEffect = null;
+    const index = (key: string) => {
+      const list = this.#touching.get(key);
+      if (list === undefined) this.#touching.set(key, [done.version]);
+      else list.push(done.version);
+    };
+    for (const key of done.touch.keys) index(`k:${key}`);
+    for (const tab of done.touch.tabs) index(`t:${tab}`);
+    for (const tab of done.touch.whole) index(`w:${tab}`);
+  }
+
+  /** The changes after `done` that touched what it touched (see `overlaps`), oldest first; `stop`: only whether one of them is such. */
+  #laterTouching(done: Done, stop?: (d: Done) => boolean): Done[] {
+    const versions = new Set<number>();
+    const lists = [
+      ...[...done.touch.keys].map((key) => `k:${key}`),
+      ...[...done.touch.tabs].map((tab) => `w:${tab}`),
+      ...[...done.touch.whole].map((tab) => `t:${tab}`),
+    ].map((key) => this.#touching.get(key) ?? []);
+    for (const list of lists) {
+      // Versions are kept in order: from the first after `done`.
+      let lo = 0;
+      for (let hi = list.length; lo < hi; ) {
+        const mid = (lo + hi) >> 1;
+        if ((list[mid] as number) > done.version) hi = mid;
+        else lo = mid + 1;
+      }
+      for (let i = lo; i < list.length; i++) {
+        const v = list[i] as number;
+        if (versions.has(v)) continue;
+        versions.add(v);
+        if (stop !== undefined && stop(this.#done.get(v) as Done)) return [this.#done.get(v) as Done];
+      }
+    }
+    if (stop !== undefined) return [];
+    return [...versions]
+      .sort((a, b) => a - b)
+      .map((v) => this.#done.get(v) as Done)
+      .filter((d) => overlaps(done.touch, d.touch));
+  }
+
+  /** Whether change `v` is in effect: no revert of it is (a revert of that revert puts it back). */
+  #active(v: number): boolean {
+    this.#inEffect ??= this.#effect();
+    return this.#inEffect.get(v) ?? true;
+  }
+
+  /** Whether each remembered change is in effect; `extra`: with a revert about to commit. */
+  #effect(extra?: { version: number; reverts: number }): Map<number, boolean> {
+    const reverters = new Map<number, number[]>();
+    const all = [...this.#done.values()].map((d) => ({ version: d.version, reverts: d.reverts }));
+    if (extra !== undefined) all.push(extra);
+    for (const d of all) if (d.reverts !== undefined) reverters.set(d.reverts, [...(reverters.get(d.reverts) ?? []), d.version]);
+    // Newest first: a revert is later than the change it takes back.
+    const active = new Map<number, boolean>();
+    for (const d of all.sort((a, b) => b.version - a.version)) active.set(d.version, !(reverters.get(d.version) ?? []).some((r) => active.get(r) === true));
+    return active;
+  }
+
+  /**
+   * Why change `target` cannot be taken back now, or null (docs/spec.md §10), stated
+   * without the touch index: not in the log; not content; what it took away gone with
+   * the log entry of the change whose trash kept it; or taken back already, or a later
+   * change still in effect touched what it touched. A later change that was taken back
+   * does not count, nor does a revert of a change later than the target (the two
+   * cancel out; a revert of the revert puts that later change back in effect).
+   */
+  #refusal(target: number, listing = true): Failure | null {
+    const entry = this.log.get(target);
+    if (entry === undefined) return { code: "change_not_found", stage: TARGET, fields: { version: target, oldest_version: this.oldestChange, current_version: this.version } };
+    if (NOT_CONTENT.has(String(entry.operation))) return { code: "not_revertible", stage: TARGET, fields: { version: target, operation: entry.operation } };
+    const done = this.#done.get(target);
+    if (done === undefined) throw new Error(`the model has no record of content change ${target}`);
+    if (done.goneTrash !== undefined && done.goneTrash !== target && done.goneTrash < (this.oldestChange ?? 0)) {
+      return { code: "not_revertible", stage: TARGET, fields: { version: target, operation: entry.operation } };
+    }
+    const counts = (d: Done) => this.#active(d.version) && !(d.reverts !== undefined && d.reverts > target);
+    if (!listing) return this.#active(target) && this.#laterTouching(done, counts).length === 0 ? null : { code: "revert_conflict", stage: TARGET + 0.1 };
+    const later = this.#laterTouching(done);
+    if (this.#active(target) && !later.some(counts)) return null;
+    // The answer lists the later changes that touched it, but each later change taken back together with its revert.
+    const listed = new Set(later.map((d) => d.version));
+    const cancelled = new Set<number>();
+    for (const d of [...later].reverse()) {
+      if (cancelled.has(d.version) || d.reverts === undefined) continue;
+      if (d.reverts > target && listed.has(d.reverts)) {
+        cancelled.add(d.version);
+        cancelled.add(d.reverts);
+      }
+    }
+    const left = later.filter((d) => !cancelled.has(d.version));
+    const shown = left.length > 0 ? left : later;
+    const changes = shown.slice(0, LIMIT.conflictChanges).map((d) => structuredClone(this.log.get(d.version) as Row));
+    return { code: "revert_conflict", stage: TARGET + 0.1, fields: { version: target, changes, changes_complete: changes.length === shown.length } };
+  }
+
+  /** How many slides and rows a revert of change `v` brings back (0: none, or no such change). */
+  revertSize(v: number): number {
+    return (this.#done.get(v)?.gone ?? []).reduce((n, g) => n + g.ids.length, 0);
+  }
+
+  /** Whether a revert of the log's entry `v` would pass its target checks now: what list_note_changes says as `revertible`. */
+  revertible(v: number): boolean {
+    return this.#refusal(v, false) === null;
+  }
+
+  /**
+   * The content after taking change `c` back, as the change committing as the next version:
+   *
+   * - every thing in the Note (the title, the Markdown, each tab's type, label and columns, each
+   *   slide's and row's tab and fields, each source and file) is what it would be had the history
+   *   run without `c`: a replay from the Note as create_note left it of what each change still in
+   *   effect did to each thing, `c` left out (a revert of a revert puts its change back in);
+   * - where things stand is no replay: positions are absolute and keys are the Note's own. The
+   *   rule of docs/spec.md §10 instead: a tab `c` moved or deleted goes back to the position it
+   *   had (at most the last); a slide or row `c` moved goes back right after the item it followed,
+   *   at its old key when that is free there; one `c` deleted alone comes back right after the item
+   *   it followed when that is still in the tab (at its old key when that still fits), else, as
+   *   do several, at its old key, or right after the item before that key when an item holds it;
+   *   a tab that comes back brings its items at their keys. Everything else keeps its place and key.
+   */
+  #afterRevert(c: Done): Content {
+    const now = this.#content();
+    const active = this.#effect({ version: this.version + 1, reverts: c.version });
+    const things = new Map(this.#origin);
+    for (const d of [...this.#done.values()].sort((a, b) => a.version - b.version)) {
+      if (d.reverts !== undefined || active.get(d.version) === false) continue;
+      for (const [key, [, after]] of d.diff) {
+        if (after === undefined) things.delete(key);
+        else things.set(key, after);
+      }
+    }
+    const ids = now.strip.map((t) => t.id).filter((id) => things.has(`tab:${id}`));
+    for (const id of c.stripTabs) {
+      if (!things.has(`tab:${id}`)) continue;
+      const at = c.placeBack.get(id);
+      if (at === undefined) throw new Error(`the model has tab ${id} back without a place`);
+      if (ids.includes(id)) ids.splice(ids.indexOf(id), 1);
+      ids.splice(Math.min(at, ids.length), 0, id);
+    }
+    const strip: Tab[] = ids.map((id) => {
+      const t = things.get(`tab:${id}`) as { type: string; label: string; columns: string[] };
+      return { id, type: t.type, label: t.label, columns: [...t.columns], slide_count: 0, row_count: 0 };
+    });
+    const slides = new Map<string, Slide[]>();
+    const rows = new Map<string, SheetRow[]>();
+    for (const tab of strip) {
+      if (tab.type !== "slides" && tab.type !== "sheet") continue;
+      const isRows = tab.type === "sheet";
+      const prefix = isRows ? "row:" : "slide:";
+      const fields = (id: string): Row => {
+        const { tab: _tab, ...rest } = things.get(`${prefix}${id}`) as Row;
+        return rest;
+      };
+      const mine = (id: string) => (things.get(`${prefix}${id}`) as Row | undefined)?.tab === tab.id;
+      const back = now.strip.some((t) => t.id === tab.id);
+      let list: Item[] = back ? ((isRows ? now.rows : now.slides).get(tab.id) ?? []).filter((it) => mine(it.id)).map((it) => ({ id: it.id, key: it.key })) : [];
+      for (const g of c.gone.filter((x) => x.tab === tab.id && x.rows === isRows)) {
+        if (g.withTab) {
+          if (!back) list = g.ids.map((id) => ({ id, key: g.keys.get(id) as number }));
+          continue;
+        }
+        for (const id of [...g.ids].sort((a, b) => (g.keys.get(a) as number) - (g.keys.get(b) as number))) {
+          if (!mine(id)) continue;
+          const own = g.keys.get(id) as number;
+          const pred = g.pred.get(id) as string | null;
+          list = g.single && (pred === null || list.some((it) => it.id === pred)) ? placeAfter(list, id, pred, own) : placeAt(list, id, own);
+        }
+      }
+      if (c.moved !== undefined && c.moved.tab === tab.id && c.moved.rows === isRows) list = moveBack(list, c.moved.id, c.moved.pred, c.moved.key);
+      const stray = [...things.keys()].filter((k) => k.startsWith(prefix) && mine(k.slice(prefix.length)) && !list.some((it) => `${prefix}${it.id}` === k));
+      if (stray.length > 0) throw new Error(`the model puts ${stray.join(", ")} back without a place`);
+      if (isRows) rows.set(tab.id, list.map((it) => ({ ...(fields(it.id) as { cells: Cells }), id: it.id, key: it.key })));
+      else slides.set(tab.id, list.map((it) => ({ ...(fields(it.id) as { title: string; body: string; notes: string }), id: it.id, key: it.key })));
+      if (isRows) tab.row_count = list.length;
+      else tab.slide_count = list.length;
+    }
+    const listOf = <T>(prefix: string): T[] =>
+      [...things]
+        .filter(([k]) => k.startsWith(prefix))
+        .map(([, v]) => ({ ...(v as object) }) as T)
+        .sort((a, b) => (a as { seq: number }).seq - (b as { seq: number }).seq);
+    const sources = listOf<Content["sources"][number]>("source:");
+    const files = listOf<Content["files"][number]>("file:");
+    return {
+      title: things.get("title") as string,
+      markdown: things.get("markdown") as string,
+      // The counts move by what comes back or goes, as the revert's steps move them (a seeded count stays seeded).
+      source_count: now.source_count + sources.length - now.sources.length,
+      file_count: now.file_count + files.length - now.files.length,
+      strip,
+      slides,
+      rows,
+      sources,
+      files,
+    };
   }
 
   freshKey(): string {
@@ -468,6 +773,7 @@ export class NoteModel {
           this.strip = FIXED.map((id) => newTab(id, id, FIXED_LABEL[id] as string));
           this.markdown = typeof input.markdown === "string" ? input.markdown : "";
           this.#log(caller, "create_note", { note_title: title });
+          this.#origin = entitiesOf(this.#content());
         },
       }),
     };
@@ -594,7 +900,8 @@ export class NoteModel {
     return {
       failures,
       success: () => {
-        const changes = this.changesAfter(since as number, typeof input.limit === "number" ? input.limit : LIMIT.changesPageDefault);
+        // Each entry says whether a revert of it would pass its target checks now (docs/spec.md §10).
+        const changes = this.changesAfter(since as number, typeof input.limit === "number" ? input.limit : LIMIT.changesPageDefault).map((c): Row => ({ ...c, revertible: this.revertible(c.version as number) }));
         const last = changes.at(-1)?.version as number | undefined;
         const more = last !== undefined && this.changesAfter(last, 1).length > 0;
         return answers({ note_id: this.noteId, version: this.version, oldest_version: this.oldestChange, changes, next_since_version: more ? last : null });
@@ -1038,13 +1345,12 @@ export class NoteModel {
               return;
             }
             const content = this.meta === null ? null : this.#content();
-            const rekeys = this.rekeys.slides + this.rekeys.rows;
             plan.apply(value);
             this.#bump();
             // A content edit is logged by its own name (slide_move, rows_append), every other change by its own.
             const operation = name === "change_tab" ? String(input.operation) : name;
             this.#log(caller, operation, plan.touched?.(value) ?? {});
-            this.#remember(operation, content, plan.touched?.(value) ?? {}, this.rekeys.slides + this.rekeys.rows > rekeys);
+            this.#remember(operation, content, plan.touched?.(value) ?? {});
           },
         };
       },
@@ -1081,34 +1387,40 @@ export class NoteModel {
       case "undo_change": {
         argument(integer(input.version, 1, Number.MAX_SAFE_INTEGER) && input.expected_version !== undefined);
         const target = input.version as number;
-        const entry = this.log.get(target);
-        const latest = this.#latest;
-        if (integer(target, 1, Number.MAX_SAFE_INTEGER)) {
-          if (entry === undefined) fail("change_not_found");
-          else if (NOT_CONTENT.has(String(entry.operation))) fail("not_revertible");
-          else if (latest === null || latest.version !== target) throw new Error(`the model predicts the revert of the latest change only, not of ${target}`);
+        let taken: { done: Done; content: Content } | null = null;
+        if (integer(target, 1, Number.MAX_SAFE_INTEGER) && this.meta !== null) {
+          const refusal = this.#refusal(target);
+          if (refusal !== null) failures.push(refusal);
+          else {
+            const done = this.#done.get(target) as Done;
+            const content = this.#afterRevert(done);
+            taken = { done, content };
+            // The limits hold as for any change: what comes back must fit (docs/spec.md §10).
+            const limit = revertLimit(this.#content(), content);
+            if (limit !== null) failures.push({ code: "limit_exceeded", stage: TARGET + 0.2, fields: { limit } });
+          }
         }
         return {
           failures,
           plan: () => {
-            const taken = latest as NonNullable<typeof latest>;
-            const tabId = taken.back.tab_id as string | undefined;
+            const { done, content } = taken as NonNullable<typeof taken>;
+            const tabId = done.back.tab_id as string | undefined;
             return {
-              // The tab as the revert leaves it: as it was before the change.
+              // The tab as the revert leaves it.
               tab: () => {
-                const tab = taken.before.strip.find((t) => t.id === tabId);
-                return tab === undefined ? {} : summary(tab, taken.before.strip.indexOf(tab));
+                const tab = content.strip.find((t) => t.id === tabId);
+                return tab === undefined ? {} : summary(tab, content.strip.indexOf(tab));
               },
               apply: () => {},
               revert: (caller: Caller) => {
-                const after = this.#content();
-                // A re-keying move comes back among the fresh keys; anything else, exactly as before the change.
-                const unmoved = taken.rekeyed === undefined ? null : (this.#unmove(taken), this.#content());
-                this.#restore(unmoved === null ? taken.before : { ...taken.before, slides: unmoved.slides, rows: unmoved.rows });
+                const before = this.#content();
+                this.#restore(content);
                 this.#bump();
-                this.#log(caller, "revert_change", taken.back, target);
-                // Its own revert (a redo) puts back the content after the change, and names what the change did in its order.
-                this.#latest = { version: this.version, before: after, own: taken.back, back: taken.own };
+                this.#log(caller, "revert_change", done.back, target);
+                // Its own revert (a redo) names what the change did in its order.
+                const record = this.#record(this.version, "revert_change", before, content, { own: done.back, back: done.own, reverting: done });
+                record.touch = revertTouch(done, record);
+                this.#keep(record);
               },
             };
           },
@@ -1461,6 +1773,49 @@ interface Content {
   files: NoteModel["files"];
 }
 
+/** What a change touched, for the conflict check: item keys, the tabs it worked in, the tabs it made what they are. */
+interface Touch {
+  keys: Set<string>;
+  tabs: Set<string>;
+  whole: Set<string>;
+}
+
+/** Slides or rows a change took away from a tab, each with its key and the item it followed before the change. */
+interface Gone {
+  tab: string;
+  rows: boolean;
+  ids: string[];
+  /** With the whole tab: they come back with it, at their keys. */
+  withTab: boolean;
+  /** One item alone, which notes the item it followed (a deletion of one; a revert that took one away). */
+  single: boolean;
+  keys: Map<string, number>;
+  pred: Map<string, string | null>;
+}
+
+/** A committed content change, as the model keeps it for taking it back (NoteModel.#record). */
+interface Done {
+  version: number;
+  operation: string;
+  /** A revert's: the version it took back. */
+  reverts?: number;
+  touch: Touch;
+  /** Each thing (entitiesOf) it changed: its value before and after (undefined: absent). */
+  diff: Map<string, [unknown, unknown]>;
+  /** What its log entry names, in its order; `back`: what its revert's entry names. */
+  own: Row;
+  back: Row;
+  /** Tabs it added, deleted or moved; the position before it of each it deleted or moved. */
+  stripTabs: string[];
+  placeBack: Map<string, number>;
+  gone: Gone[];
+  /** The slide or row it moved: the item it followed and its key before the change. */
+  moved?: { tab: string; id: string; rows: boolean; pred: string | null; key: number };
+  /** The version whose trash keeps what it took away; the one whose trash it brought items back from. */
+  goneTrash?: number;
+  addedFrom?: number;
+}
+
 /** The changes that are not content: never taken back. */
 const NOT_CONTENT = new Set(["create_note", "delete_note", "set_approval", "add_member", "remove_member"]);
 
@@ -1579,6 +1934,156 @@ function moveAfter<T extends Item>(items: readonly T[], item: T, after: T | null
   }
   list = list.map((it) => (it.id === item.id ? { ...it, key: key as number } : it));
   return { items: list.sort((a, b) => a.key - b.key), rekeyed };
+}
+
+/** The key that puts an item right after `after` (null: first) in `list` (in key order), or null when no key is free there. */
+function follow(list: readonly Item[], after: Item | null): number | null {
+  const at = after === null ? -1 : list.findIndex((it) => it.id === after.id);
+  const next = list[at + 1]?.key ?? null;
+  if (after === null) return next === null ? 0 : next - KEY_GAP;
+  if (next === null) return after.key + KEY_GAP;
+  const middle = Math.floor((after.key + next) / 2);
+  return middle > after.key && middle < next ? middle : null;
+}
+
+/** Every item a fresh key, in order, above the keys in use. */
+function freshKeys(list: readonly Item[]): Item[] {
+  const keys = appendKeys(list.at(-1)?.key ?? null, list.length);
+  return list.map((it, i) => ({ ...it, key: keys[i] as number }));
+}
+
+const byKey = (list: Item[]): Item[] => list.sort((a, b) => a.key - b.key);
+
+/** Item `id` put right after the item `afterId` (null: first) of `list` (which lacks it): at `own` when that lies there, else between. */
+function placeAfter(list: readonly Item[], id: string, afterId: string | null, own: number): Item[] {
+  const after = afterId === null ? null : (list.find((it) => it.id === afterId) as Item);
+  const next = list[after === null ? 0 : list.indexOf(after) + 1] ?? null;
+  if ((after === null || own > after.key) && (next === null || own < next.key)) return byKey([...list, { id, key: own }]);
+  const key = follow(list, after);
+  if (key !== null) return byKey([...list, { id, key }]);
+  const fresh = freshKeys(list);
+  return byKey([...fresh, { id, key: follow(fresh, fresh.find((it) => it.id === afterId) ?? null) as number }]);
+}
+
+/** Item `id` put back into `list` (which lacks it) at `own`, or right after the item before `own` when an item holds it. */
+function placeAt(list: readonly Item[], id: string, own: number): Item[] {
+  if (!list.some((it) => it.key === own)) return byKey([...list, { id, key: own }]);
+  return placeAfter(list, id, [...list].reverse().find((it) => it.key < own)?.id ?? null, Number.NaN);
+}
+
+/** Item `id` of `list` moved back to right after `afterId` (null: first): at `own` when that is free and lies there, else between. */
+function moveBack(list: readonly Item[], id: string, afterId: string | null, own: number): Item[] {
+  const at = afterId === null ? -1 : list.findIndex((it) => it.id === afterId);
+  if (list[at + 1]?.id === id) return [...list];
+  const after = at < 0 ? null : (list[at] as Item);
+  const next = list[at + 1] ?? null;
+  const free = !list.some((it) => it.key === own);
+  let key = free && (after === null || own > after.key) && (next === null || own < next.key) ? own : follow(list, after);
+  let base = [...list];
+  if (key === null) {
+    base = freshKeys(list);
+    key = follow(base, base.find((it) => it.id === afterId) ?? null) as number;
+  }
+  return byKey(base.map((it) => (it.id === id ? { ...it, key: key as number } : it)));
+}
+
+/**
+ * What a revert touched: what the change it took back touched; for a move, the item, the one
+ * it followed before the revert and the one it follows after it (src/note/undo.ts item_place).
+ */
+function revertTouch(taken: Done, revert: Done): Touch {
+  const touch: Touch = { keys: new Set(taken.touch.keys), tabs: new Set(taken.touch.tabs), whole: new Set(taken.touch.whole) };
+  if (taken.moved !== undefined && revert.moved !== undefined) {
+    touch.keys = new Set([taken.moved.id, ...[revert.moved.pred, taken.moved.pred].filter((id): id is string => id !== null)]);
+  }
+  return touch;
+}
+
+/** The limit a revert passes, from the content before it to the content after it, or null. */
+function revertLimit(now: Content, after: Content): string | null {
+  if (after.strip.filter((t) => t.type === "slides" || t.type === "sheet").length > LIMIT.tabs && after.strip.length > now.strip.length) return "tabs_per_note";
+  for (const t of after.strip) {
+    const was = now.strip.find((x) => x.id === t.id);
+    if (t.slide_count > LIMIT.slidesPerTab && t.slide_count > (was?.slide_count ?? 0)) return "slides_per_tab";
+    if (t.row_count > LIMIT.rowsPerSheet && t.row_count > (was?.row_count ?? 0)) return "rows_per_sheet";
+    if (t.columns.length > LIMIT.columns && t.columns.length > (was?.columns.length ?? 0)) return "columns_per_sheet";
+  }
+  if (after.sources.length > now.sources.length && now.source_count >= LIMIT.sources) return "sources_per_note";
+  if (after.files.length > now.files.length && now.file_count >= LIMIT.files) return "files_per_note";
+  return null;
+}
+
+/** Whether two changes touched the same thing (docs/spec.md §10): an item, or a tab one of them made what it is while the other worked in it. */
+function overlaps(a: Touch, b: Touch): boolean {
+  for (const key of a.keys) if (b.keys.has(key)) return true;
+  for (const tab of a.tabs) if (b.whole.has(tab)) return true;
+  for (const tab of b.tabs) if (a.whole.has(tab)) return true;
+  return false;
+}
+
+/** What changed from one content to the other, thing by thing (see entitiesOf): each one's value before and after (undefined: absent). */
+function diffOf(before: Content, after: Content, only?: string): Map<string, [unknown, unknown]> {
+  const diff = new Map<string, [unknown, unknown]>();
+  const compare = (key: string, a: unknown, b: unknown) => {
+    if (a !== b && canonical(a) !== canonical(b)) diff.set(key, [a, b]);
+  };
+  compare("title", before.title, after.title);
+  compare("markdown", before.markdown, after.markdown);
+  // `only`: the one tab the change worked in (a change touches no other tab, nor its items).
+  const tabs = (c: Content) => new Map(c.strip.filter((t) => only === undefined || t.id === only).map((t) => [t.id, { type: t.type, label: t.label, columns: [...t.columns] }]));
+  // A tab whose list holds the same item objects before and after: nothing in it changed.
+  const same = (x: readonly object[] | undefined, y: readonly object[] | undefined) => x !== undefined && y !== undefined && x.length === y.length && x.every((it, i) => it === y[i]);
+  const unchanged = new Set<string>();
+  for (const [prefix, b, a] of [["slide", before.slides, after.slides], ["row", before.rows, after.rows]] as const) {
+    for (const tab of new Set([...b.keys(), ...a.keys()])) if ((only !== undefined && tab !== only) || same(b.get(tab), a.get(tab))) unchanged.add(`${prefix}:${tab}`);
+  }
+  const things = (c: Content) => {
+    // Items by ID with their tab; an item object unchanged (the same object, in the same tab) is the same thing.
+    const all = new Map<string, { prefix: string; tab: string; item: Row }>();
+    for (const [prefix, lists] of [["slide", c.slides], ["row", c.rows]] as const) {
+      for (const [tab, list] of lists) if (!unchanged.has(`${prefix}:${tab}`)) for (const item of list) all.set(`${prefix}:${item.id}`, { prefix, tab, item: item as unknown as Row });
+    }
+    for (const s of c.sources) all.set(`source:${s.seq}`, { prefix: "source", tab: "", item: s });
+    for (const f of c.files) all.set(`file:${f.seq}`, { prefix: "file", tab: "", item: f });
+    return all;
+  };
+  const value = (x: { prefix: string; tab: string; item: Row } | undefined): unknown => {
+    if (x === undefined) return undefined;
+    if (x.prefix === "slide") return { tab: x.tab, title: x.item.title, body: x.item.body, notes: x.item.notes };
+    if (x.prefix === "row") return { tab: x.tab, cells: { ...(x.item.cells as Cells) } };
+    return { ...x.item };
+  };
+  const [t1, t2] = [tabs(before), tabs(after)];
+  for (const id of new Set([...t1.keys(), ...t2.keys()])) {
+    const [x, y] = [t1.get(id), t2.get(id)];
+    if (x !== undefined && y !== undefined && x.type === y.type && x.label === y.label && x.columns.join("\u0000") === y.columns.join("\u0000")) continue;
+    compare(`tab:${id}`, x, y);
+  }
+  const [a, b] = [things(before), things(after)];
+  for (const key of new Set([...a.keys(), ...b.keys()])) {
+    const [x, y] = [a.get(key), b.get(key)];
+    if (x !== undefined && y !== undefined && x.item === y.item && x.tab === y.tab) continue;
+    compare(key, value(x), value(y));
+  }
+  return diff;
+}
+
+/**
+ * Each thing in the Note a change can change, by name, with its value: the title, the
+ * Markdown, each tab's type, label and columns, each slide's and row's tab and fields, each
+ * source and file. Not where they stand (positions, keys), nor the counters.
+ */
+function entitiesOf(c: Content): Map<string, unknown> {
+  const things = new Map<string, unknown>([
+    ["title", c.title],
+    ["markdown", c.markdown],
+  ]);
+  for (const t of c.strip) things.set(`tab:${t.id}`, { type: t.type, label: t.label, columns: [...t.columns] });
+  for (const [tab, deck] of c.slides) for (const s of deck) things.set(`slide:${s.id}`, { tab, title: s.title, body: s.body, notes: s.notes });
+  for (const [tab, rows] of c.rows) for (const r of rows) things.set(`row:${r.id}`, { tab, cells: { ...r.cells } });
+  for (const s of c.sources) things.set(`source:${s.seq}`, { ...s });
+  for (const f of c.files) things.set(`file:${f.seq}`, { ...f });
+  return things;
 }
 
 // ---- argument rules (docs/spec.md §2, §4 and the README's limits) ---------------------

@@ -231,6 +231,64 @@ describe("the refusals, each writing nothing", () => {
   });
 });
 
+describe("a redo, and a deletion's trash past the log (issue 25, acceptance 3)", () => {
+  /** The person rewrites the Markdown `count` times, in one visit of the object: the log moves on by as many versions. */
+  const churn = (noteId: string, count: number) =>
+    runInDurableObject(stubOf(noteId), async (instance) => {
+      for (let i = 0; i < count; i++) {
+        const answer = await instance.execute(noteId, { user: "alice", channel: "app" }, "set_markdown", { text: `# Draft ${i}` });
+        if (!answer.ok) throw new Error(JSON.stringify(answer));
+      }
+    });
+  const flagsOf = async (noteId: string, since: number) =>
+    Object.fromEntries((await ok("list_note_changes", { note_id: noteId, since_version: since, limit: 200 })).changes.map((c: { version: number; revertible: boolean }) => [c.version, c.revertible]));
+
+  it("a deletion redone (its revert taken back) can be taken back again: the revert and its revert cancel out", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["One", "Two", "Three"]);
+    const deleted = await agentEdit(noteId, "drop", { tab_id: tabId, operation: "slide_delete", slide_id: slideIds[1] });
+    const back = await undo(noteId, deleted);
+    const redo = await undo(noteId, back);
+    expect([...Object.values(await flagsOf(noteId, deleted - 1))]).toEqual([true, false, true]);
+    // Taking the deletion back again brings the slide back, in its place; the redo then stands in the way of nothing but itself.
+    await undo(noteId, deleted);
+    const slides = (await api("GET", `/notes/${noteId}/tabs/${tabId}`)).body.slides;
+    expect(slides.map((s: { id: string }) => s.id)).toEqual(slideIds);
+    expect((await flagsOf(noteId, redo - 1))[redo]).toBe(false);
+  });
+
+  it("a redo of a deletion whose first change has left the log: not revertible, and the flag agrees; made after, it keeps its own trash", async () => {
+    const { noteId } = await newNote();
+    const { tabId, slideIds } = await deck(noteId, ["One", "Two", "Three"]);
+    const deleted = await agentEdit(noteId, "drop", { tab_id: tabId, operation: "slide_delete", slide_id: slideIds[1] });
+    const back = await undo(noteId, deleted);
+    const redo = await undo(noteId, back);
+    // The deletion leaves the log, and with it the trash the redo put the slide back into: the slide is gone for good.
+    await churn(noteId, 999);
+    expect((await flagsOf(noteId, redo - 1))[redo]).toBe(false);
+    const before = await dump(noteId);
+    const refused = await api("POST", `/notes/${noteId}/changes/${redo}/revert`, { expected_version: await versionOf(noteId) });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: "not_revertible", version: redo, operation: "revert_change" });
+    expect(refused.body.error.reason).toMatch(new RegExp(`change ${deleted}\\b`));
+    expect(await dump(noteId)).toEqual(before);
+
+    // Redone by the very commit that drops the deletion from the log: the redo keeps the slide in its own trash, and can be taken back.
+    const second = await agentEdit(noteId, "drop again", { tab_id: tabId, operation: "slide_delete", slide_id: slideIds[2] });
+    const secondBack = await undo(noteId, second);
+    await churn(noteId, 998);
+    const secondRedo = await undo(noteId, secondBack);
+    expect((await flagsOf(noteId, secondRedo - 1))[secondRedo]).toBe(true);
+    await undo(noteId, secondRedo);
+    const slides = (await api("GET", `/notes/${noteId}/tabs/${tabId}`)).body.slides;
+    expect(slides.map((s: { id: string }) => s.id)).toEqual([slideIds[0], slideIds[2]]);
+    // No slide is kept in the trash of a change the log no longer holds.
+    const trash = await runInDurableObject(stubOf(noteId), (_instance, state) => state.storage.sql.exec("SELECT tab_id FROM slides WHERE tab_id LIKE '~%'").toArray());
+    const oldest = (await ok("list_note_changes", { note_id: noteId, since_version: 0, limit: 1 })).oldest_version as number;
+    expect(trash.filter((row) => Number(String(row.tab_id).slice(1)) < oldest)).toEqual([]);
+  });
+});
+
 describe("every kind of content change, taken back and redone", () => {
   it("tabs: created by an agent or the person, renamed, moved, deleted with their slides", async () => {
     const { noteId } = await newNote();
