@@ -19,7 +19,9 @@ import { unstable_readConfig } from "wrangler";
  * gzipped on the free plan); this budget exists to notice a dependency that
  * drags in far more than it should. Raise it on purpose, in its own commit.
  */
-const BUDGET = { bytes: 2_000 * 1024, gzipBytes: 400 * 1024 } as const;
+// Raised once, for search and fetch (issue 26: the domain's tokenizer and index, the page's search box; no
+// dependency): 2,000 KiB / 400 KiB gzipped until then, 1,961 / 406 with them.
+const BUDGET = { bytes: 2_200 * 1024, gzipBytes: 440 * 1024 } as const;
 
 /** Settings that exist only for local runs (dev/local.env) and must never be in a deployed config. */
 const LOCAL_ONLY_VARS = ["LOCAL_SIGN_IN", "LOCAL_USER", "RATE_LIMITS"] as const;
