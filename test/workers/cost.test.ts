@@ -194,8 +194,9 @@ describe("the cost of a call", () => {
     expect(onLarge.written).toBe(onSmall.written);
     // 16: the revert's own entry reads its tab's label, for the name the log keeps. Then the search index (issue 26):
     // the members, to queue each their directory's change (and FTS5 reading the replaced document): 2 more read,
-    // the slide's document and the outbox entry with its counter: 3 more written.
-    expect(onLarge.read).toBeLessThanOrEqual(16 + 2);
+    // the slide's document and the outbox entry with its counter: 3 more written. One more read: the trash its
+    // steps would need, named in the entry's touch (a redo past the log, issue 25).
+    expect(onLarge.read).toBeLessThanOrEqual(16 + 3);
     expect(onLarge.written).toBeLessThanOrEqual(9 + 3);
   });
 

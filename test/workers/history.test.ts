@@ -8,7 +8,7 @@
  * By default 100 histories of up to 40 steps at seed 20260710, on each of the
  * two stores: at that seed they reach every outcome `uncovered` lists (the
  * slowest, by run 92), and a run of at least 100 must (`full`). For a change to
- * the write path, run deeper: HISTORY_RUNS=1000 (.ci/run runs 300) or 5000;
+ * the write path, run deeper: HISTORY_RUNS=1000 (.ci/run runs 200) or 5000;
  * HISTORY_SEED, HISTORY_PATH and HISTORY_REPLAY_PATH replay a failure (its
  * message prints them); HISTORY_LEAVE_OUT=missing,restart,… leaves kinds of
  * steps out.
