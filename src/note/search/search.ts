@@ -17,6 +17,7 @@ import { isTrash } from "../undo.js";
 import { Checks, fields } from "../validate.js";
 import { FETCH_CHARS, keyParts, SNIPPET_CHARS, type FetchedItem, type HitIds, type HitKind, type SearchHit } from "./contract.js";
 import { fileText, markdownSections, noteText, rowText, slideText, sourceText, tabText, type ItemText } from "./documents.js";
+import { checkSearchLimit, checkSearchQuery } from "./query.js";
 import { queryTerms, snippet } from "./text.js";
 
 /** A page of this Note's hits. */
@@ -37,14 +38,6 @@ export interface DescribedHits {
 /** A fetch ID as a caller may send it: a Note ID, a tab ID and an item ID. */
 const FETCH_ID_LENGTH = LIMITS.noteIdLength + LIMITS.tabIdLength + LIMITS.itemIdLength + 2;
 
-/** The query's checks, as every search command makes them: required, within its length, well-formed, holding a word. */
-function checkQuery(checks: Checks, query: unknown): void {
-  checks.text("query", query, LIMITS.searchQueryLength, { required: true });
-  if (typeof query === "string" && query.length <= LIMITS.searchQueryLength && checks.issues.every((issue) => issue.path !== "query") && queryTerms(query).length === 0) {
-    checks.add("query", "holds no word to search for (letters or digits): punctuation and spaces alone find nothing");
-  }
-}
-
 /** `search`: a page of this Note's items holding any of the query's words, best first. */
 export function searchNote(ctx: NoteContext, caller: Caller, input: unknown): Result<NoteSearchPage> {
   const given = fields(input);
@@ -52,8 +45,8 @@ export function searchNote(ctx: NoteContext, caller: Caller, input: unknown): Re
   const { query, limit, cursor } = given.value;
   const checks = new Checks();
   checks.onlyFields(given.value, ["query", "limit", "cursor"]);
-  checkQuery(checks, query);
-  checks.integer("limit", limit, 1, LIMITS.searchPageSize);
+  checkSearchQuery(checks, query);
+  checkSearchLimit(checks, limit);
   if (cursor !== undefined) checks.text("cursor", cursor, SEARCH_CURSOR_LENGTH, { nonBlank: true });
   const invalid = checks.failure();
   if (invalid !== null) return invalid;
@@ -85,7 +78,7 @@ export function describeHits(ctx: NoteContext, caller: Caller, input: unknown): 
   const { keys, query } = given.value;
   const checks = new Checks();
   checks.onlyFields(given.value, ["keys", "query"]);
-  checkQuery(checks, query);
+  checkSearchQuery(checks, query);
   if (!Array.isArray(keys)) checks.add("keys", keys === undefined ? "required" : "must be a list of document keys");
   else if (keys.length === 0 || keys.length > LIMITS.searchPageSize) checks.add("keys", `must hold 1 to ${LIMITS.searchPageSize} keys`);
   else keys.forEach((key: unknown, i) => checks.integer(`keys[${i}]`, key, 0, Number.MAX_SAFE_INTEGER, true));
