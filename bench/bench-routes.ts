@@ -4,6 +4,7 @@
  * with generated sources, or a Sheet with generated rows, in seconds. Everything else a run sets up goes
  * through the person's API (scripts/lib/person-api.ts) or the tools.
  */
+import { SEARCH_DELIVERY_MS } from "../src/note/search/contract.js";
 import type { DirectoryStats, NoteStats } from "./note-stats.js";
 
 export type { DirectoryStats, NoteStats };
@@ -42,9 +43,12 @@ export function directoryStats(origin: string, user: string): Promise<DirectoryS
  */
 export async function settledDirectoryStats(origin: string, user: string, maxMs = 10_000): Promise<DirectoryStats> {
   const until = Date.now() + maxMs;
+  // A write's search documents leave its Note when the Note's alarm rings, SEARCH_DELIVERY_MS after it: wait past that.
+  const quiet = SEARCH_DELIVERY_MS + 150;
+  await new Promise((resolve) => setTimeout(resolve, quiet));
   let last = await directoryStats(origin, user);
   for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, quiet));
     const now = await directoryStats(origin, user);
     if (now.rows_written === last.rows_written || Date.now() > until) return now;
     last = now;

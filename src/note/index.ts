@@ -10,7 +10,7 @@ export { fieldPath, invalidArguments, type Issue, type NoteError } from "./error
 export { DEFAULT_RETENTION_MS, LIMITS } from "./limits.js";
 export { Note } from "./note.js";
 export { fail, ok, type Result } from "./result.js";
-export { type ScoredDoc, type SearchAfter, type Cells, type ChangeUndo, type FileRow, type IdempotencyRecord, type Keyed, type NewFile, type NewSource, type NoteMeta, type NoteStore, type OwedEntry, type RecordedResult, type Sequence, type SheetRow, type Slide, type SourceRow, type TabRow } from "./store.js";
+export { type ScoredDoc, type SearchAfter, type Cells, type ChangeUndo, type FileRow, type IdempotencyRecord, type Keyed, type NewFile, type NewSource, type NoteMeta, type NoteStore, type OwedEntry, type DirectoryWhen, type RecordedResult, type Sequence, type SheetRow, type Slide, type SourceRow, type TabRow } from "./store.js";
 export { newSlideId, type TabType } from "./tabs/ids.js";
 export { clip, invisible } from "./unicode.js";
 export { trashOf, type ChangeDetail, type ChangeTouch, type Reverting, type RevertedChange, type UndoStep } from "./undo.js";

@@ -13,7 +13,7 @@ import { bm25, tokensOf } from "./search/bm25.js";
 import type { IndexDoc } from "./search/documents.js";
 import { byCodePoint } from "./unicode.js";
 import { trashOf, type ChangeTouch, type UndoStep } from "./undo.js";
-import type { ChangeUndo, DirectoryEntry, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, ScoredDoc, SearchAfter, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
+import type { ChangeUndo, DirectoryEntry, DirectoryWhen, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, ScoredDoc, SearchAfter, Sequence, SheetRow, Slide, SourceRow, TabRow } from "./store.js";
 
 export class MemoryNoteStore implements NoteStore {
   #meta: NoteMeta | null = null;
@@ -32,7 +32,7 @@ export class MemoryNoteStore implements NoteStore {
   #lastFile = 0;
   readonly #outbox = new Map<number, OwedEntry>();
   #outboxSeq = 0;
-  #queued = false;
+  #queued: DirectoryWhen | null = null;
   /** The change log by version. */
   readonly #changes = new Map<number, ChangeEntry>();
   /** Each entry's undo information as the SQLite row keeps it: JSON text, or null. */
@@ -326,7 +326,7 @@ export class MemoryNoteStore implements NoteStore {
     return taken;
   }
 
-  queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
+  queueDirectoryEntry(user: string, entry: DirectoryEntry, when: DirectoryWhen = "now"): void {
     const seq = this.#outboxSeq + 1;
     this.#onUndo(() => {
       this.#outbox.delete(seq);
@@ -334,13 +334,13 @@ export class MemoryNoteStore implements NoteStore {
     });
     this.#outboxSeq = seq;
     this.#outbox.set(seq, { seq, user, entry: { ...entry } });
-    this.#queued = true;
+    if (this.#queued !== "now") this.#queued = when;
   }
-  queuedDirectoryEntries(): boolean {
+  queuedDirectoryEntries(): DirectoryWhen | null {
     return this.#queued;
   }
   owedDirectoryEntries(): OwedEntry[] {
-    this.#queued = false;
+    this.#queued = null;
     return [...this.#outbox.values()].map((owed) => ({ ...owed, entry: { ...owed.entry } }));
   }
   directoryEntryDelivered(seq: number): void {

@@ -154,6 +154,9 @@ export interface DirectoryEntry {
   index?: IndexDelta;
 }
 
+/** When a queued directory entry must reach its directory: before the operation answers, or shortly after. */
+export type DirectoryWhen = "now" | "soon";
+
 /** A directory entry a member's directory has not received yet. */
 export interface OwedEntry {
   seq: number;
@@ -262,9 +265,13 @@ export interface NoteStore {
   takeCommittedChanges(): ChangeEntry[];
 
   /** Queues an entry for a member's directory, delivered after the commit (the outbox). */
-  queueDirectoryEntry(user: string, entry: DirectoryEntry): void;
-  /** Whether committed operations queued entries since the outbox was last read: what saves a read after every call. */
-  queuedDirectoryEntries(): boolean;
+  /**
+   * `when`: "now" for what a member's list shows (a title, an approval, a membership, a deletion), delivered
+   * before the operation answers; "soon" for search documents alone, delivered shortly after (DirectoryWhen).
+   */
+  queueDirectoryEntry(user: string, entry: DirectoryEntry, when?: DirectoryWhen): void;
+  /** What committed operations queued since the outbox was last read: "now" if any entry must go before the answer, "soon" if only search documents, null if nothing (it saves a read after every call). */
+  queuedDirectoryEntries(): DirectoryWhen | null;
   owedDirectoryEntries(): OwedEntry[];
   /** Drops a delivered entry; outside any operation's transaction. */
   directoryEntryDelivered(seq: number): void;

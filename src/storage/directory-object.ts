@@ -98,7 +98,18 @@ export class DirectoryObject extends DurableObject<Env> {
    * (only a Note deleted and made again under its ID has one) changes nothing.
    */
   receive(entry: DirectoryEntry): void {
+    this.receiveAll([entry]);
+  }
+
+  /** Takes in a Note's entries in the order it queued them, in one transaction: what the Note's writes in a short time queued, in one call. */
+  receiveAll(entries: readonly DirectoryEntry[]): void {
     this.ctx.storage.transactionSync(() => {
+      for (const entry of entries) this.#apply(entry);
+    });
+  }
+
+  #apply(entry: DirectoryEntry): void {
+    {
       if (entry.removed === true) {
         // A removal is at the deleted Note's last version: it drops every entry of that Note, never one of a newer one.
         const held = this.sql.first<{ version: number }>(`SELECT version FROM notes WHERE note_id = ?`, entry.note_id);
@@ -127,7 +138,7 @@ export class DirectoryObject extends DurableObject<Env> {
       }
       for (const key of drop) this.#dropDoc(entry.note_id, key);
       for (const [key, text] of put) this.#putDoc(entry.note_id, key, text);
-    });
+    }
   }
 
   /**

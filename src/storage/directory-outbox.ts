@@ -12,25 +12,48 @@
  * the retry; other users' deliveries go on.
  */
 import type { Env } from "../env.js";
-import type { NoteStore } from "../note/index.js";
+import type { NoteStore, OwedEntry } from "../note/index.js";
 
-/** Delivers what the outbox holds; returns how many entries are still owed. */
+/** A call to a directory carries a user's entries up to about this much search text (a new member's whole copy comes in 200 KB entries). */
+const BATCH_CHARS = 1_000_000;
+
+/**
+ * Delivers what the outbox holds: each user's entries in order, as few calls
+ * as their size allows, the users side by side. Returns how many entries are
+ * still owed.
+ */
 export async function deliverDirectoryEntries(store: NoteStore, directories: Env["DIRECTORY"]): Promise<number> {
-  let owed = 0;
-  const held = new Set<string>();
-  for (const { seq, user, entry } of store.owedDirectoryEntries()) {
-    if (held.has(user)) {
-      owed += 1;
-      continue;
+  const byUser = new Map<string, OwedEntry[]>();
+  for (const owed of store.owedDirectoryEntries()) {
+    const list = byUser.get(owed.user);
+    if (list === undefined) byUser.set(owed.user, [owed]);
+    else list.push(owed);
+  }
+  const owed = await Promise.all([...byUser].map(([user, entries]) => deliverTo(store, directories, user, entries)));
+  return owed.reduce((a, b) => a + b, 0);
+}
+
+/** One user's entries, in order, in batches; a failed batch holds it and every later one. Returns how many are still owed. */
+async function deliverTo(store: NoteStore, directories: Env["DIRECTORY"], user: string, entries: OwedEntry[]): Promise<number> {
+  const directory = directories.get(directories.idFromName(user));
+  let at = 0;
+  while (at < entries.length) {
+    const batch: OwedEntry[] = [];
+    let chars = 0;
+    for (; at < entries.length; at++) {
+      const next = entries[at] as OwedEntry;
+      const size = (next.entry.index?.put ?? []).reduce((sum, [, text]) => sum + text.length, 0);
+      if (batch.length > 0 && chars + size > BATCH_CHARS) break;
+      batch.push(next);
+      chars += size;
     }
     try {
-      await directories.get(directories.idFromName(user)).receive(entry);
-      store.directoryEntryDelivered(seq);
+      await directory.receiveAll(batch.map((owed) => owed.entry));
+      for (const owed of batch) store.directoryEntryDelivered(owed.seq);
     } catch (error) {
-      owed += 1;
-      held.add(user);
       console.error(`directory update for ${user} failed; the alarm retries it and holds their later entries until then`, error);
+      return entries.length - (at - batch.length);
     }
   }
-  return owed;
+  return 0;
 }

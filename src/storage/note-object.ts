@@ -15,12 +15,14 @@ import { deliverDirectoryEntries } from "./directory-outbox.js";
 import { accessTokenStands } from "../auth/token-cache.js";
 import { NOTE_GONE, readLiveRequest, SNAPSHOT_BYTES, SNAPSHOT_CHANGES, TOKEN_CHECK_MS, TOKEN_ENDED, type LiveMessage, type LiveOpening, type LiveToken } from "./live.js";
 import { NOTE_MIGRATIONS } from "./migrations.js";
+import { SEARCH_DELIVERY_MS } from "../note/search/contract.js";
 import { Sql } from "./sql.js";
 import { SqliteNoteStore } from "./sqlite-note-store.js";
 
 const KEYED: ReadonlySet<CommandName> = new Set(KEYED_COMMANDS);
 /** How soon the alarm retries a directory entry that could not be delivered. */
 const REDELIVERY_MS = 30_000;
+
 
 export class NoteObject extends DurableObject<Env> {
   protected readonly sql: Sql;
@@ -56,7 +58,10 @@ export class NoteObject extends DurableObject<Env> {
     // A reset before the removals are delivered would leave a tombstone nothing retries (every later call answers
     // note_not_found and delivers nothing): the alarm does, and the erasure takes it with it.
     if (result.ok && name === "delete_note") await this.#alarmBy(Date.now() + REDELIVERY_MS);
-    if (this.store.queuedDirectoryEntries()) await this.#deliver();
+    // What a member's list shows goes before the answer; search documents alone go soon after it, many writes in one call.
+    const queued = this.store.queuedDirectoryEntries();
+    if (queued === "now") await this.#deliver();
+    else if (queued === "soon") await this.#alarmBy(Date.now() + SEARCH_DELIVERY_MS);
     return result;
   }
 
@@ -173,7 +178,10 @@ export class NoteObject extends DurableObject<Env> {
       if (sockets !== null) await this.#alarmBy(sockets);
       return;
     }
-    const { oldest } = this.#noteFor(this.store.readMeta()?.note_id ?? "").pruneIdempotency(this.#retentionMs);
+    // Records past retention, and the touch index's keys older than the log, go when the oldest record is due: an
+    // alarm that rang to deliver search documents (SEARCH_DELIVERY_MS) changes nothing of the Note.
+    let oldest = this.store.oldestIdempotency();
+    if (oldest !== null && oldest + this.#retentionMs <= Date.now()) oldest = this.#noteFor(this.store.readMeta()?.note_id ?? "").pruneIdempotency(this.#retentionMs).oldest;
     const owed = await this.#deliver();
     if (!this.#migrated) return;
     const next = [oldest === null ? null : oldest + this.#retentionMs, owed > 0 ? Date.now() + REDELIVERY_MS : null, sockets].filter(

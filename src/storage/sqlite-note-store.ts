@@ -1,5 +1,5 @@
 /** The Note's storage in its Durable Object's SQLite database. */
-import type { ChangeEntry, AttachmentKind, DirectoryEntry, Result, Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/index.js";
+import type { ChangeEntry, AttachmentKind, DirectoryEntry, DirectoryWhen, Result, Cells, FileRow, IdempotencyRecord, Keyed, NewFile, NewSource, NoteMeta, NoteStore, OwedEntry, RecordedResult, Sequence, SheetRow, Slide, SourceRow, TabRow } from "../note/index.js";
 import { termsExpression, trashOf, type ChangeTouch, type ChangeUndo, type IndexDoc, type ScoredDoc, type SearchAfter, type UndoStep } from "../note/index.js";
 import { migrate, type Migration } from "./migrations.js";
 import type { Sql, SqlValue } from "./sql.js";
@@ -129,7 +129,7 @@ class RolledBack {
 export class SqliteNoteStore implements NoteStore {
   #inTransaction = false;
   /** Whether a committed operation queued directory entries the outbox has not handed out yet. */
-  #queued = false;
+  #queued: DirectoryWhen | null = null;
   /** Change log entries written since takeCommittedChanges last ran; a rollback drops its own. */
   #committed: ChangeEntry[] = [];
 
@@ -177,7 +177,7 @@ export class SqliteNoteStore implements NoteStore {
   migrate(migrations: readonly Migration[]): void {
     this.#exclusive(() => migrate(this.sql, migrations));
     // A migration may queue directory entries (migration 10, the index's first copy): the next operation delivers them.
-    if (this.owesDirectoryEntries()) this.#queued = true;
+    if (this.owesDirectoryEntries()) this.#queued = "now";
   }
 
   /**
@@ -453,15 +453,15 @@ export class SqliteNoteStore implements NoteStore {
     return taken;
   }
 
-  queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
+  queueDirectoryEntry(user: string, entry: DirectoryEntry, when: DirectoryWhen = "now"): void {
     this.sql.run(`INSERT INTO outbox (user, entry) VALUES (?, ?)`, user, JSON.stringify(entry));
-    this.#queued = true;
+    if (this.#queued !== "now") this.#queued = when;
   }
-  queuedDirectoryEntries(): boolean {
+  queuedDirectoryEntries(): DirectoryWhen | null {
     return this.#queued;
   }
   owedDirectoryEntries(): OwedEntry[] {
-    this.#queued = false;
+    this.#queued = null;
     return this.sql
       .all<{ seq: number; user: string; entry: string }>(`SELECT seq, user, entry FROM outbox ORDER BY seq`)
       .map((row) => ({ ...row, entry: JSON.parse(row.entry) as DirectoryEntry }));

@@ -73,7 +73,8 @@ export function sqliteTables(sql: SqlStorage): Tables {
 
 /** A dump as one text: equal text, byte-identical tables. Rows sorted, so a store's iteration order does not count. */
 export function dumpText(tables: Tables): string {
-  return canonical(Object.fromEntries(Object.keys(tables).sort().map((name) => [name, sortedRows(tables[name] ?? [])])));
+  // The outbox is left out: its search documents leave it when the alarm rings, between any two calls (its own rule is in sqliteRules).
+  return canonical(Object.fromEntries(Object.keys(tables).filter((name) => name !== "outbox").sort().map((name) => [name, sortedRows(tables[name] ?? [])])));
 }
 
 /**
@@ -206,7 +207,12 @@ export function sqliteRules(tables: Tables, first: Tables, previous: Tables): st
   const problems: string[] = [];
   const unknown = Object.keys(tables).filter((name) => !(name in MODELLED) && !RULED.includes(name));
   if (unknown.length > 0) problems.push(`tables ${show(unknown)} are neither modelled nor ruled (test/support/note-tables.ts)`);
-  if ((tables.outbox ?? []).length > 0) problems.push(`the directory outbox still holds ${show(tables.outbox)} after the call`);
+  // What a member's list shows is delivered before the call answers; search documents alone may wait for the alarm (SEARCH_DELIVERY_MS).
+  const listing = (tables.outbox ?? []).filter((r) => {
+    const entry = JSON.parse(String(r.entry)) as { index?: unknown; removed?: boolean };
+    return entry.index === undefined || entry.removed === true;
+  });
+  if (listing.length > 0) problems.push(`the directory outbox still holds ${show(listing)} after the call`);
   if (canonical(tables.schema_migrations) !== canonical(first.schema_migrations)) problems.push(`schema_migrations changed: ${show(tables.schema_migrations)}`);
   for (const row of tables.sqlite_sequence ?? []) {
     const before = (previous.sqlite_sequence ?? []).find((r) => r.name === row.name);

@@ -6,7 +6,7 @@
  * pages, refusals, membership and deletion at once, staleness, Notes from
  * before the copy).
  */
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { searchNotes } from "../../src/http/gateway.js";
@@ -189,13 +189,13 @@ describe("delivery order", () => {
       const directories = {
         idFromName: (user: string) => user,
         get: (user: string) => ({
-          receive: async (entry: DirectoryEntry) => {
+          receiveAll: async (entries: DirectoryEntry[]) => {
             if (user === owner.user && failOnce) {
               failOnce = false;
               throw new Error("directory unreachable");
             }
-            received.push(`${user} ${entry.title}`);
-            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receive(entry);
+            for (const entry of entries) received.push(`${user} ${entry.title}`);
+            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receiveAll(entries);
           },
         }),
       };
@@ -230,7 +230,17 @@ describe("delivery order", () => {
 
 const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
 
+/** The Notes this file wrote to: their search documents reach the directories when their alarms ring (SEARCH_DELIVERY_MS). */
+const written = new Set<string>();
+
+/** Rings every written Note's alarm now: what their writes queued for the directories is delivered. */
+async function delivered(): Promise<void> {
+  for (const noteId of written) await runDurableObjectAlarm(stubOf(noteId));
+  written.clear();
+}
+
 async function value<K extends CommandName>(noteId: string, caller: Caller, name: K, input: Input<K>): Promise<Output<K>> {
+  written.add(noteId);
   const result = (await stubOf(noteId).execute(noteId, caller, name, input)) as Result<Output<K>>;
   if (!result.ok) throw new Error(`${name} failed: ${JSON.stringify(result.error)}`);
   return result.value;
@@ -250,7 +260,8 @@ async function deck(owner: string, title: string, slides: { title: string; body?
 }
 
 /** A search across the caller's Notes, through the gateway; the hits as "note_id slide_id" (or the kind), or the error. */
-async function across(caller: Caller, query: string, extra: { limit?: number; cursor?: string } = {}) {
+async function across(caller: Caller, query: string, extra: { limit?: number; cursor?: string } = {}, settle = true) {
+  if (settle) await delivered();
   const page = await searchNotes(env, caller, { query, ...extra });
   if (!page.ok) return { error: page.error };
   return { hits: page.value.hits.map((h) => `${h.note_id} ${h.slide_id ?? h.kind}`), page: page.value };
@@ -354,9 +365,9 @@ describe("membership and deletion", () => {
       const directories = {
         idFromName: (user: string) => user,
         get: (user: string) => ({
-          receive: async (entry: DirectoryEntry) => {
-            if (user === "mb-member") seen.push(entry);
-            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receive(entry);
+          receiveAll: async (entries: DirectoryEntry[]) => {
+            if (user === "mb-member") seen.push(...entries);
+            await real.DIRECTORY.get(real.DIRECTORY.idFromName(user)).receiveAll(entries);
           },
         }),
       };
@@ -420,8 +431,9 @@ describe("how stale a search across Notes is", () => {
   /** Writes measured; docs/search.md's figures are from a run of 200 (this test with WRITES = 200). */
   const WRITES = 10;
 
-  it("a write is found by the first search after its answer: its delivery is awaited before the write answers", async () => {
+  it("a write is found across Notes soon after its answer: its documents go when the Note's alarm rings, a moment later", async () => {
     const d = await deck("stale-user", "Staleness", [{ title: "Moving target", body: "nothing yet" }]);
+    await delivered();
     const delays: number[] = [];
     const tries: number[] = [];
     for (let i = 0; i < WRITES; i++) {
@@ -431,8 +443,9 @@ describe("how stale a search across Notes is", () => {
       let attempt = 0;
       for (;;) {
         attempt += 1;
-        const found = await across(agent("stale-user"), word);
-        if (found.hits?.length === 1 || attempt === 50) break;
+        const found = await across(agent("stale-user"), word, {}, false);
+        if (found.hits?.length === 1 || attempt === 300) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
       delays.push(performance.now() - acknowledged);
       tries.push(attempt);
@@ -440,7 +453,8 @@ describe("how stale a search across Notes is", () => {
     const sorted = [...delays].sort((a, b) => a - b);
     const at = (p: number) => (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number).toFixed(1);
     console.log(`staleness over ${WRITES} writes: found at the first search ${tries.filter((t) => t === 1).length}/${WRITES}; ack to found p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${at(1)} ms`);
-    expect(tries.every((t) => t === 1)).toBe(true);
+    // Each found, by the alarm alone (no test rang it), within the 300 tries' few seconds.
+    expect(tries.every((t) => t < 300)).toBe(true);
   });
 });
 

@@ -89,3 +89,10 @@ export interface FetchedItem {
 }
 
 export const FETCH_CHARS = 100_000;
+
+/**
+ * How soon after a write its search documents reach its members' directories (docs/search.md, "Across
+ * Notes"): the Note's alarm delivers what every write in that time queued, one call per member, and the
+ * write answers without waiting for them.
+ */
+export const SEARCH_DELIVERY_MS = 250;

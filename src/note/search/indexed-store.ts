@@ -19,6 +19,7 @@ import type { ChangeEntry } from "../changes.js";
 import type {
   ChangeUndo,
   DirectoryEntry,
+  DirectoryWhen,
   FileRow,
   IdempotencyRecord,
   Keyed,
@@ -99,7 +100,7 @@ class Tx {
   /** Each document changed, by key: its new text, or null when it leaves the index. */
   readonly docs = new Map<number, IndexDoc | null>();
   /** Directory entries the rules queued, written at the end with the index's changes on them. */
-  pending: { user: string; entry: DirectoryEntry }[] = [];
+  pending: { user: string; entry: DirectoryEntry; when: DirectoryWhen }[] = [];
   /** Items as last found or written, by kind and ID. */
   readonly items = { slide: new Map<string, Found<Item>>(), row: new Map<string, Found<Item>>() };
   /** A tab's whole list of items as last read whole, by kind and tab, while nothing wrote to it. */
@@ -177,17 +178,18 @@ export class IndexedStore implements NoteStore {
           const entries = isNew ? whole : [{ ...header, index: delta }];
           const at = lastEntry(user);
           if (at < 0) {
-            for (const entry of entries) pending.push({ user, entry });
+            // Search documents alone go soon after the answer; a new member's whole copy now, with their listing.
+            for (const entry of entries) pending.push({ user, entry, when: isNew ? "now" : "soon" });
             continue;
           }
           const [first, ...rest] = entries as [DirectoryEntry, ...DirectoryEntry[]];
-          const held = pending[at] as { user: string; entry: DirectoryEntry };
+          const held = pending[at] as { user: string; entry: DirectoryEntry; when: DirectoryWhen };
           held.entry = { ...held.entry, index: first.index as IndexDelta };
-          pending.splice(at + 1, 0, ...rest.map((entry) => ({ user, entry })));
+          pending.splice(at + 1, 0, ...rest.map((entry) => ({ user, entry, when: held.when })));
         }
       }
     }
-    for (const { user, entry } of pending) this.inner.queueDirectoryEntry(user, entry);
+    for (const { user, entry, when } of pending) this.inner.queueDirectoryEntry(user, entry, when);
   }
 
   readMeta(): NoteMeta | null {
@@ -378,11 +380,11 @@ export class IndexedStore implements NoteStore {
     return this.inner.takeCommittedChanges();
   }
 
-  queueDirectoryEntry(user: string, entry: DirectoryEntry): void {
-    if (this.#tx === null) return this.inner.queueDirectoryEntry(user, entry);
-    this.#tx.pending.push({ user, entry: { ...entry } });
+  queueDirectoryEntry(user: string, entry: DirectoryEntry, when: DirectoryWhen = "now"): void {
+    if (this.#tx === null) return this.inner.queueDirectoryEntry(user, entry, when);
+    this.#tx.pending.push({ user, entry: { ...entry }, when });
   }
-  queuedDirectoryEntries(): boolean {
+  queuedDirectoryEntries(): DirectoryWhen | null {
     return this.inner.queuedDirectoryEntries();
   }
   owedDirectoryEntries(): OwedEntry[] {
