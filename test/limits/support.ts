@@ -3,8 +3,8 @@
  * requests from a chosen client address, sign-ins from a fresh one, and runs
  * that must see one limiter window.
  */
-import { exports } from "cloudflare:workers";
 import { signIn, type LocalTokens } from "../../scripts/lib/sign-in.js";
+import { workerFetch } from "../support/workers.js";
 
 export const ORIGIN = "http://127.0.0.1:8787";
 
@@ -21,7 +21,7 @@ export function fetchFrom(address: string): (request: Request) => Promise<Respon
   return (request) => {
     const sent = new Request(request);
     if (address !== "") sent.headers.set("CF-Connecting-IP", address);
-    return exports.default.fetch(sent);
+    return workerFetch(sent);
   };
 }
 

@@ -1,11 +1,10 @@
 /** The consent page: it names the client, the destination and the scopes, escapes what the client chose, and grants no more than the resource carries. */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { signIn } from "../../scripts/lib/sign-in.js";
-import { rpc, tool } from "../support/workers.js";
+import { rpc, tool, workerFetch } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
-const send = (request: Request) => exports.default.fetch(request);
+const send = (request: Request) => workerFetch(request);
 /** A PKCE verifier; its S256 challenge is the one authorizeUrl sends. */
 const VERIFIER = "consent-test-verifier-0123456789-abcdefghijklmnop";
 

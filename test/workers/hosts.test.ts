@@ -1,11 +1,11 @@
 /** Which origins the Worker answers for: a Host it does not serve is a clear 421, never a 500, and never grows its memory. */
-import { exports } from "cloudflare:workers";
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { cachedSetupCount } from "../../src/auth/oauth.js";
 import worker from "../../src/index.js";
+import { workerFetch } from "../support/workers.js";
 
-const send = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
+const send = (url: string, init?: RequestInit) => workerFetch(new Request(url, init));
 
 async function answer(response: Response): Promise<{ status: number; body: any }> {
   const text = await response.text();

@@ -3,13 +3,13 @@
  * object: who may open one, what it sends first, and what closes it.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { CHANGES_KEPT } from "../../src/note/changes.js";
 import { TOKEN_CHECK_MS } from "../../src/storage/live.js";
 import type { NoteObject } from "../../src/storage/note-object.js";
-import { api, failure, fetchWorker, newNote, ok, signInAs, TOKENS, uniqueNoteId } from "../support/workers.js";
+import { api, failure, fetchWorker, newNote, ok, signInAs, TOKENS, uniqueNoteId, workerFetch } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
 
@@ -369,7 +369,7 @@ describe("what closes a socket", () => {
 });
 
 describe("a socket whose token ends", () => {
-  const send = (request: Request) => exports.default.fetch(request);
+  const send = (request: Request) => workerFetch(request);
   const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
   const alarmOf = (noteId: string) => runInDurableObject(stubOf(noteId), (_instance, state) => state.storage.getAlarm());
   /** A page's token of its own for alice, so that ending it ends no other test's. */

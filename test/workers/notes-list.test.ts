@@ -4,13 +4,13 @@
  * one call, cursors that stay put under inserts, and what a page costs.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { encodeNotesCursor } from "../../src/note/cursor.js";
 import type { DirectoryObject } from "../../src/storage/directory-object.js";
 import type { Sql } from "../../src/storage/sql.js";
-import { api, failure, newNote, ok, personApi, signInAs, TOKENS, tool } from "../support/workers.js";
+import { api, failure, newNote, ok, personApi, signInAs, TOKENS, tool, workerFetch } from "../support/workers.js";
 
 /** A user of this file alone, with 2,000 Notes in the directory. */
 const MANY = "many-notes";
@@ -29,7 +29,7 @@ function directory(user: string): DurableObjectStub<DirectoryObject> {
 beforeAll(async () => {
   await signInAs("app", "bobAgent");
   const sign = async (scopes: string[], resource: "mcp" | "api") =>
-    (await signIn({ origin: "http://127.0.0.1:8787", user: MANY, scopes, resource, fetch: (request) => exports.default.fetch(request) })).access_token;
+    (await signIn({ origin: "http://127.0.0.1:8787", user: MANY, scopes, resource, fetch: (request) => workerFetch(request) })).access_token;
   tokens.agent = await sign(["osfoundry:read", "osfoundry:write"], "mcp");
   tokens.app = await sign(["osfoundry:app"], "api");
   // Seeded in the directory itself, through its own receive (what a Note's outbox delivers), in a shuffled order:

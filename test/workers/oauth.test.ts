@@ -1,13 +1,12 @@
 /** docs/spec.md §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
-import { exports } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { refresh, signIn } from "../../scripts/lib/sign-in.js";
-import { api, fetchWorker, newNote, rpc, signInAs, TOKENS, tool, uniqueNoteId } from "../support/workers.js";
+import { api, fetchWorker, newNote, rpc, signInAs, TOKENS, tool, uniqueNoteId, workerFetch } from "../support/workers.js";
 
 beforeAll(() => signInAs("agent", "app", "bobApp"));
 
 const ORIGIN = "http://127.0.0.1:8787";
-const send = (request: Request) => exports.default.fetch(request);
+const send = (request: Request) => workerFetch(request);
 const agent = () => signIn({ origin: ORIGIN, user: "alice", scopes: ["osfoundry:read", "osfoundry:write"], fetch: send });
 
 afterEach(() => {

@@ -1,6 +1,6 @@
 /** The Notes page's session: sign-in with PKCE as this server's own client, the cookie it leaves, the bridge into /api/v1, sign-out, and agents' names in their grants. */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { base64url, sha256 } from "../../src/auth/base64url.js";
 import { oauthFor } from "../../src/auth/oauth.js";
@@ -8,12 +8,12 @@ import { pageClientKey } from "../../src/http/page-session.js";
 import { settingsOf } from "../../src/settings.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
 import { allowOnConsentPage, CookieJar, navigate, pageSignIn, setCookies } from "../support/page-browser.js";
-import { api, newNote, signInAs, TOKENS } from "../support/workers.js";
+import { api, newNote, signInAs, TOKENS, workerFetch } from "../support/workers.js";
 
 beforeAll(() => signInAs("agent", "app"));
 
 const ORIGIN = "http://127.0.0.1:8787";
-const send = (request: Request) => exports.default.fetch(request);
+const send = (request: Request) => workerFetch(request);
 
 /** A signed-in browser: its jar holds notes_session (and notes_refresh). */
 async function signedIn(user = "alice", back = "/notes/demo"): Promise<{ jar: CookieJar; landed: Response }> {

@@ -3,12 +3,11 @@
  * and a strict CSP, its script and its style sheet. What the page does in a
  * browser is test/browser's.
  */
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { APP_JS } from "../../src/page/generated/app-js.js";
 import { LIMITS } from "../../src/note/index.js";
 import { APP_CSS } from "../../src/page/style.js";
-import { fetchWorker } from "../support/workers.js";
+import { fetchWorker, workerFetch } from "../support/workers.js";
 
 describe("GET /notes/:id", () => {
   it("answers the same static shell for any Note ID, with no data in it: the script loads the Note", async () => {
@@ -42,7 +41,7 @@ describe("GET /notes/:id", () => {
   });
 
   it("names the secure socket origin behind https", async () => {
-    const response = await exports.default.fetch(new Request("https://localhost/notes/demo"));
+    const response = await workerFetch(new Request("https://localhost/notes/demo"));
     expect(response.status).toBe(200);
     expect(response.headers.get("Content-Security-Policy")).toContain("connect-src 'self' wss://localhost;");
   });
