@@ -7,6 +7,7 @@ import { Sql } from "../../src/storage/sql.js";
 import { dumpDatabase } from "../support/dump.js";
 import { indexRules, sqliteTables } from "../support/note-tables.js";
 import type { DirectoryEntry } from "../../src/note/store.js";
+import { deliverOwed, restartAfterDelivery } from "../support/restart.js";
 import { api, newNote, ok, tool } from "../support/workers.js";
 
 /** Takes a database back to the schema before migration 10, as a Note written then holds it: no search index. */
@@ -57,7 +58,7 @@ describe("durability", () => {
     const created = await ok("create_note_tab", call);
     const source = await ok("add_note_source", { note_id: noteId, expected_version: created.version, idempotency_key: "src", title: "R", url: "https://example.org/r" });
 
-    await abortAllDurableObjects();
+    await restartAfterDelivery();
 
     const list = await ok("list_note_tabs", { note_id: noteId });
     expect(list.version).toBe(source.version);
@@ -86,6 +87,7 @@ describe("durability", () => {
     const { noteId, version } = await newNote();
     const first = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides" });
     const second = await ok("create_note_tab", { note_id: noteId, expected_version: first.version, idempotency_key: "b", tab_type: "sheet" });
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const counted = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
@@ -114,6 +116,7 @@ describe("durability", () => {
     const { noteId, version } = await newNote();
     const call = { note_id: noteId, expected_version: version, idempotency_key: "old-key", tab_type: "slides", label: "Old" };
     const first = await ok("create_note_tab", call);
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const kept = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
@@ -173,6 +176,7 @@ describe("durability", () => {
     const { noteId, version } = await newNote();
     const first = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1" }, { title: "A2" }] });
     const second = await ok("create_note_tab", { note_id: noteId, expected_version: first.version, idempotency_key: "b", tab_type: "slides", slides: [{ title: "B1" }] });
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     const upgraded = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
@@ -208,6 +212,7 @@ describe("durability", () => {
     const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: slides("A1", "A2", "A3") });
     const other = await ok("create_note_tab", { note_id: noteId, expected_version: deck.version, idempotency_key: "b", tab_type: "slides", slides: slides("B1", "B2") });
     const oldSheet = await ok("create_note_tab", { note_id: noteId, expected_version: other.version, idempotency_key: "c", tab_type: "sheet", label: "Old sheet" });
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     type SlideRow = { tab_id: string; idx: number; id: string; title: string };
     const upgraded = await runInDurableObject(stub, (_instance, state) => {
@@ -287,6 +292,7 @@ describe("durability", () => {
     const { noteId, version } = await newNote();
     const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1", body: "old" }] });
     const updated = await ok("edit_note_tab", { note_id: noteId, expected_version: deck.version, idempotency_key: "u", tab_id: deck.tab_id, operation: "slide_update", slide_id: deck.slide_ids[0], body: "new" });
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     await runInDurableObject(stub, (_instance, state) => state.storage.transactionSync(() => beforeMigration9(new Sql(state.storage.sql))));
     await abortAllDurableObjects();
@@ -309,6 +315,7 @@ describe("durability", () => {
     const { noteId, version } = await newNote();
     const deck = await ok("create_note_tab", { note_id: noteId, expected_version: version, idempotency_key: "a", tab_type: "slides", slides: [{ title: "A1" }] });
     const before = deck.version as number;
+    await deliverOwed();
     const stub = env.NOTES.get(env.NOTES.idFromName(noteId));
     // The database as schema 7 left it; the object upgrades it when it next starts.
     await runInDurableObject(stub, (_instance, state) => state.storage.transactionSync(() => beforeMigration8(new Sql(state.storage.sql))));
@@ -365,7 +372,7 @@ describe("durability", () => {
     expect(fromEarlier.data).toMatchObject({ code: "version_conflict", changes: entries, changes_complete: false });
 
     // The log is the Note's own: it survives a restart, and the next change follows it.
-    await abortAllDurableObjects();
+    await restartAfterDelivery();
     const next = await ok("create_note_tab", { note_id: noteId, expected_version: before + 3, idempotency_key: "d", tab_type: "sheet" });
     const after = await changes({ since_version: before + 2 });
     expect(after.changes.map((c: { version: number; operation: string }) => [c.version, c.operation])).toEqual([
@@ -394,6 +401,7 @@ describe("durability", () => {
     await run("set_slides", { tab_id: deck, slides: [{ title: "Pricing", body: "Osaka customers" }] });
     await run("add_tab", { tab_type: "sheet", label: "People" });
 
+    await deliverOwed();
     const upgraded = await runInDurableObject(stub, (_instance, state) => {
       const sql = new Sql(state.storage.sql);
       // The database as schema 9 left it: no index, every directory entry delivered.

@@ -13,7 +13,7 @@
  * message prints them); HISTORY_LEAVE_OUT=missing,restart,… leaves kinds of
  * steps out.
  */
-import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -25,6 +25,7 @@ import { Run, steps, uncovered, type Answer, type NoteUnderTest, type Start, typ
 import type { NoteObject } from "../../src/storage/note-object.js";
 import { NoteModel, type Call, type Tables } from "../support/note-model.js";
 import { sqliteTables } from "../support/note-tables.js";
+import { restartAfterDelivery } from "../support/restart.js";
 
 /** Histories a default run plays on each store: enough to reach every outcome at the default seed. */
 const DEFAULT_RUNS = 100;
@@ -101,7 +102,7 @@ class ObjectNote implements NoteUnderTest {
   }
 
   async restart(): Promise<void> {
-    await abortAllDurableObjects();
+    await restartAfterDelivery();
     // A stub of an aborted object stays broken: the next call goes through a new one.
     this.#stub = this.#connect();
   }

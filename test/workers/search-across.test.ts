@@ -17,6 +17,7 @@ import { indexText, matchExpression } from "../../src/note/search/text.js";
 import type { DirectoryEntry, DirectoryObject, DirectorySearch } from "../../src/storage/directory-object.js";
 import { Sql } from "../../src/storage/sql.js";
 import { SqliteNoteStore } from "../../src/storage/sqlite-note-store.js";
+import { deliverOwed } from "../support/restart.js";
 
 function directory(user: string): DurableObjectStub<DirectoryObject> {
   return env.DIRECTORY.get(env.DIRECTORY.idFromName(user));
@@ -462,6 +463,7 @@ describe("Notes written before the search copy existed", () => {
   it("a search asks the Notes the directory has no copy of for theirs, and finds them; the list of them empties", async () => {
     const d = await deck("up-owner", "Old", [{ title: "Plan", body: "the quokka plan" }]);
     // The Note as it was before its migration 10 (no index, nothing owed), the directory before its migration 3.
+    await deliverOwed();
     await runInDurableObject(stubOf(d.noteId), (_instance, state) =>
       state.storage.transactionSync(() => {
         state.storage.sql.exec("DROP TABLE search");
