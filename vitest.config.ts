@@ -39,9 +39,8 @@ export default defineConfig({
     onConsoleLog: (log) => !(/\broute: /.test(log) && /\bduration_ms: /.test(log)),
     // Where the time went: the slowest files, one line at the end (test/support/slowest-reporter.ts).
     reporters: ["default", "./test/support/slowest-reporter.ts"],
-    // Three files at a time on a 2-core machine: two of the node, workers and limits projects (each
-    // workerd file has a runtime and storage of its own) and one e2e file, whose time goes mostly
-    // to waiting on its server (run after the rest, the e2e files left a core idle for a minute).
+    // Three files at a time on a 2-core machine, of every project (each workerd file has a runtime and
+    // storage of its own; an e2e file's time goes mostly to waiting on its server).
     maxWorkers: 3,
     projects: [
       {
@@ -93,8 +92,10 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
-          // One file at a time, beside the other projects: the files on the shared server write its one demo Note.
-          maxWorkers: 1,
+          // No maxWorkers of its own: vitest runs a project limited to one file at a time as a group after all the
+          // others (it took the suite from about 215 s to 365 s here); sharing the run's three, the e2e files, which
+          // mostly wait on their servers, fill the cores the workerd files leave idle. The files on the shared server
+          // act on Notes of their own; the demo Note is only read after its seeding (and written by oauth.test.ts alone).
           // One `wrangler dev` for the files that can share it (test/support/e2e-server.ts): its origin reaches them by inject("e2eOrigin").
           globalSetup: ["./test/support/e2e-global.ts"],
           testTimeout: 60_000,
