@@ -17,7 +17,7 @@ import { runBench } from "../../bench/run-bench.js";
  * copies before it answers, a rows_append or a slide_update can take more than that on a loaded 2-core machine,
  * and a load that ends before its first answer has no row.)
  */
-const SMALLEST = { ...QUICK, durationSec: 0.3, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
+const SMALLEST = { ...QUICK, durationSec: 0.1, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
 
 it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
   const report = await runBench({ ...SMALLEST, log: () => undefined });
