@@ -11,12 +11,7 @@ import { QUICK } from "../../bench/options.js";
 import { markdownReport } from "../../bench/report.js";
 import { runBench } from "../../bench/run-bench.js";
 
-/**
- * The smallest run that still proves the harness: --quick's Notes and rounds, each load 0.3 s, 20 calls between
- * memory readings, search users of 3 and 12 Notes. (Loads were 0.1 s; since a write feeds its members' search
- * copies before it answers, a rows_append or a slide_update can take more than that on a loaded 2-core machine,
- * and a load that ends before its first answer has no row.)
- */
+/** The smallest run that still proves the harness: --quick's Notes and rounds, each load 0.1 s, 20 calls between memory readings, search users of 3 and 12 Notes. */
 const SMALLEST = { ...QUICK, durationSec: 0.1, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
 
 it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
