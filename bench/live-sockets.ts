@@ -62,7 +62,7 @@ export async function measureLiveSockets(bench: BenchServer, ctx: WorkloadContex
         const rate = (totals[k]?.seconds ?? 0) > 0 ? (totals[k]?.responses ?? 0) / (totals[k]?.seconds ?? 1) : 300;
         await workload.provision?.(Math.max(rate, 300) * sliceSec * 3);
         const before = { server: sampleCpu(bench.pid), clients: sampleCpu(clients.pid) };
-        const result = await runLoad({ origin: bench.origin, connections: 1, durationSec: sliceSec, requests: workload.requests(), accept: workload.accept, signal });
+        const result = await runLoad({ origin: bench.origin, connections: 1, durationSec: sliceSec, amount: options.loadCalls, requests: workload.requests(), accept: workload.accept, signal });
         const after = { server: sampleCpu(bench.pid), clients: sampleCpu(clients.pid) };
         const total = totals[k];
         if (i < 0 || total === undefined) continue;

@@ -78,16 +78,19 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
     };
     let guard: NodeJS.Timeout | undefined;
     const onAbort = (): void => instance.stop();
+    const started = performance.now();
     const instance = autocannon(opts, (error, result) => {
       clearTimeout(guard);
       signal?.removeEventListener("abort", onAbort);
       if (error !== null) return reject(error);
       if (signal?.aborted === true) return reject(signal.reason instanceof Error ? signal.reason : new Error("stopped"));
       const responses = result.requests.total;
+      // autocannon rounds its duration to 10 ms: a run of a few calls (`amount`) can last "0 s".
+      const seconds = result.duration > 0 ? result.duration : (performance.now() - started) / 1000;
       const out: LoadResult = {
         responses,
-        seconds: result.duration,
-        throughput: result.duration > 0 ? responses / result.duration : 0,
+        seconds,
+        throughput: seconds > 0 ? responses / seconds : 0,
         p50: result.latency.p50,
         p99: result.latency.p99,
         non2xx: Object.entries(result.statusCodeStats).reduce((sum, [code, { count }]) => sum + (expected(Number(code)) ? 0 : count), 0),

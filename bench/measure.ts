@@ -26,13 +26,13 @@ export async function measure(server: BenchServer, workload: Workload, options: 
   let warmupErrors = 0;
   if (options.warmupSec > 0) {
     await workload.provision?.(Math.max(expectedRate, 1_000) * options.warmupSec * 1.5);
-    const warm = await runLoad({ ...common, durationSec: options.warmupSec, requests: workload.requests() });
+    const warm = await runLoad({ ...common, durationSec: options.warmupSec, amount: options.loadCalls, requests: workload.requests() });
     warmupErrors = errorCount(warm);
     expectedRate = Math.max(expectedRate, warm.throughput);
   }
   await workload.provision?.(Math.max(expectedRate, 100) * options.durationSec * 2);
   const before = sampleCpu(server.pid);
-  const result = await runLoad({ ...common, durationSec: options.durationSec, requests: workload.requests() });
+  const result = await runLoad({ ...common, durationSec: options.durationSec, amount: options.loadCalls, requests: workload.requests() });
   const cpu = cpuUse(before, sampleCpu(server.pid), result.responses);
   const errors = errorCount(result);
   log(

@@ -145,7 +145,8 @@ export async function measureNoteCeiling(bench: BenchServer, ctx: WorkloadContex
       const tally: CeilingRow = { writers, retry, seconds: 0, commits: 0, commitsPerSecond: 0, conflicts: 0, rereads: 0, errors: 0, p50: 0, p99: 0, workerCpuMsPerCommit: 0, workerThreadCores: 0 };
       const request = writersRequest(ctx, deck.noteId, deck.tabId, deck.slideIds, `ceiling-${writers}-${retry}-${label}`, version, retry, tally);
       const before = sampleCpu(bench.pid);
-      const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, requests: [request], accept: expected, signal: options.signal });
+      const amount = options.loadCalls === undefined ? undefined : options.loadCalls * writers;
+      const result = await runLoad({ origin: bench.origin, connections: writers, durationSec, amount, requests: [request], accept: expected, signal: options.signal });
       const cpu = cpuUse(before, sampleCpu(bench.pid), tally.commits);
       Object.assign(tally, {
         seconds: result.seconds,

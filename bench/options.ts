@@ -7,6 +7,12 @@ export interface BenchOptions {
   connections: number;
   /** Seconds each load is measured, after its warm-up. */
   durationSec: number;
+  /**
+   * Calls each load makes instead, when set (a write's ceiling: this many a writer): the
+   * harness test's run, whose figures nobody reads. A load's CPU then follows its calls,
+   * not the clock, and every load has answers on a loaded machine.
+   */
+  loadCalls?: number;
   /** Seconds of warm-up before each load (not counted; 0: none). */
   warmupSec: number;
   /** How many deck Notes the spread workloads (one Note against many) use. */

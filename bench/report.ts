@@ -7,6 +7,8 @@ import type { BenchReport } from "./run-bench.js";
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 const ms = (n: number): string => n.toFixed(2);
 const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(1);
+/** How long a load lasts: its seconds, or its calls (the harness test's run). */
+const span = (o: { durationSec: number; loadCalls?: number }): string => (o.loadCalls === undefined ? `${o.durationSec} s` : `${o.loadCalls} calls`);
 const SECTIONS: Record<string, string> = {
   reference: "reference routes", ladder: "between the baseline and a tool call", tools: "tool calls", // prettier-ignore
   attachments: "list_note_attachments pages", sheets: "read_note_tab pages of a Sheet", parallel: "one Note against many",
@@ -114,7 +116,7 @@ function searchSection(report: BenchReport): string[] {
   if (s.skipped !== null) return [`Not measured: ${s.skipped}.`];
   const [small, large] = s.notes;
   return [
-    `The MCP \`search\` tool (its default page of 10), by the agents of two users: one with ${int(small)} Notes, one with ${int(large)}; the same ${s.holders} Notes of each hold the words (one Markdown section each), the others are filler documents without them, so both get the same hits. Each pair measured in turn (${report.options.rounds} rounds, each load its warm-up then ${report.options.durationSec} s), after the table of workloads.`,
+    `The MCP \`search\` tool (its default page of 10), by the agents of two users: one with ${int(small)} Notes, one with ${int(large)}; the same ${s.holders} Notes of each hold the words (one Markdown section each), the others are filler documents without them, so both get the same hits. Each pair measured in turn (${report.options.rounds} rounds, each load its warm-up then ${span(report.options)}), after the table of workloads.`,
     "",
     comparisonsTable(s.comparisons),
     "",
@@ -150,12 +152,12 @@ export function markdownReport(report: BenchReport): string {
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}; Node ${m.node}; miniflare ${m.miniflare} (workerd ${m.workerd}), wrangler ${m.wrangler} (the bundle); autocannon ${m.autocannon}.`,
     "",
     `Run: ${report.startedAt}, ${report.wallSeconds} s. The Worker (bench/worker.ts) on Miniflare directly, as \`wrangler deploy\` bundles it, no inspector on the timed server. ` +
-      `Every load: ${o.connections} connections (a write: one lane of Notes a connection), ${o.warmupSec} s of warm-up not counted, then ${o.durationSec} s; autocannon, keep-alive, pipelining 1. ` +
+      `Every load: ${o.connections} connections (a write: one lane of Notes a connection), ${o.warmupSec} s of warm-up not counted, then ${span(o)}; autocannon, keep-alive, pipelining 1. ` +
       `"Worker CPU" is the Worker's workerd's CPU time over the responses; "Worker thread" its busiest thread's share of a core (1.00: the Worker is CPU-bound); "rest of the machine" the cores other processes kept busy meanwhile.`,
     "",
     "## Headline: a tool call against the baseline",
     "",
-    `Each pair measured in turn, a, b, a, b, … (${o.rounds} rounds, every load as in the table below: its warm-up, then ${o.durationSec} s), after the table's rows.`,
+    `Each pair measured in turn, a, b, a, b, … (${o.rounds} rounds, every load as in the table below: its warm-up, then ${span(o)}), after the table's rows.`,
     "",
     comparisonsTable(report.comparisons),
     "",
@@ -185,7 +187,7 @@ export function markdownReport(report: BenchReport): string {
     "",
     "## One Note's write ceiling",
     "",
-    `One 20-slide deck, ${o.durationSec} s after ${o.warmupSec} s not counted; writer i corrects slide i, one call in flight each, a fresh key an intent; on \`version_conflict\` it re-reads (list_note_tabs) or resends at \`current_version\` (bench/note-ceiling.ts). CPU a commit counts the conflicts and re-reads it took.`,
+    `One 20-slide deck, ${o.loadCalls === undefined ? `${o.durationSec} s` : `${o.loadCalls} calls a writer`} after ${o.warmupSec} s not counted; writer i corrects slide i, one call in flight each, a fresh key an intent; on \`version_conflict\` it re-reads (list_note_tabs) or resends at \`current_version\` (bench/note-ceiling.ts). CPU a commit counts the conflicts and re-reads it took.`,
     "",
     ceilingTable(report),
     "",

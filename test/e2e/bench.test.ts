@@ -11,8 +11,13 @@ import { QUICK } from "../../bench/options.js";
 import { markdownReport } from "../../bench/report.js";
 import { runBench } from "../../bench/run-bench.js";
 
-/** The smallest run that still proves the harness: --quick's Notes and rounds, each load 0.1 s, 20 calls between memory readings, search users of 3 and 12 Notes. */
-const SMALLEST = { ...QUICK, durationSec: 0.1, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
+/**
+ * The smallest run that still proves the harness: --quick's Notes and rounds, each load 8 calls (a writer's
+ * ceiling 8 each) instead of a duration, 20 calls between memory readings, search users of 3 and 12 Notes.
+ * Loads of a few tenths of a second kept both cores busy for half a minute, and one could end before its
+ * first answer on a loaded machine (a load with no answer has no row).
+ */
+const SMALLEST = { ...QUICK, loadCalls: 8, memoryCalls: 20, searchNotes: [3, 12] as [number, number] };
 
 it("runs every workload, the headline comparisons, live sockets, the ceiling, costs and memory, without errors", async () => {
   const report = await runBench({ ...SMALLEST, log: () => undefined });
@@ -41,7 +46,8 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
   ]);
   for (const row of report.rows) {
     expect(row.result.throughput, row.id).toBeGreaterThan(0);
-    expect(row.cpu.workerMs, row.id).toBeGreaterThan(0);
+    // The Worker's CPU is read from /proc in clock ticks (10 ms): a load of a few cheap calls can fall under one.
+    expect(row.cpu.workerMs, row.id).toBeGreaterThanOrEqual(0);
     expect({ id: row.id, non2xx: row.result.non2xx, mcp: row.result.mcpErrors, socket: row.result.socketErrors, warmup: row.warmupErrors }).toEqual({
       id: row.id,
       non2xx: 0,
@@ -60,7 +66,7 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
   ]);
   for (const c of report.comparisons) {
     expect(c.ratio, c.id).toBeCloseTo(c.bRate / c.aRate, 6);
-    expect(Math.min(c.aCpuMs, c.bCpuMs), c.id).toBeGreaterThan(0);
+    expect(Math.min(c.aCpuMs, c.bCpuMs), c.id).toBeGreaterThanOrEqual(0);
   }
 
   // Writes with 0, 10 and 100 open live sockets: no error, and every socket got every change of its Note.
@@ -89,7 +95,10 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
   expect(eightChanges?.conflicts).toBeGreaterThan(0);
   // A re-read only when a writer fell more than 20 versions behind (an incomplete list): rare, never most.
   expect((eightChanges?.rereads ?? 0) * 10).toBeLessThan(eightChanges?.conflicts ?? 0);
-  for (const row of report.ceiling) expect(row.workerCpuMsPerCommit, `${row.writers} ${row.retry}`).toBeGreaterThan(0);
+  for (const row of report.ceiling) expect(row.workerCpuMsPerCommit, `${row.writers} ${row.retry}`).toBeGreaterThanOrEqual(0);
+  // Summed over the run, the Worker's CPU is read: every row's CPU a call, the comparisons' and the ceiling's.
+  const cpuSums = [report.rows.map((r) => r.cpu.workerMs), report.comparisons.flatMap((c) => [c.aCpuMs, c.bCpuMs]), report.ceiling.map((r) => r.workerCpuMsPerCommit)];
+  for (const sum of cpuSums.map((each) => each.reduce((a, b) => a + b, 0))) expect(sum).toBeGreaterThan(0);
 
   // Costs: every workload measured; a write keeps one idempotency record a call; a page reads about a page.
   const writes = ["create_note_tab", "slide_add", "add_note_source", "slide_update_20", "slide_update_500", "rows_append_100", "rows_append_5000"];
