@@ -1,6 +1,7 @@
 /**
- * Restarting objects in a test (abortAllDurableObjects) at a moment no Note is
- * delivering to its members' directories.
+ * Restarting objects in a test (abortAllDurableObjects), and ringing a Note's
+ * alarm by hand, at a moment the Note is not delivering to its members'
+ * directories.
  *
  * A write's search documents leave its Note when the Note's alarm rings,
  * SEARCH_DELIVERY_MS after it. An abort that cuts that delivery short makes the
@@ -8,35 +9,39 @@
  * production, where the alarm retries it. But in this test runtime
  * (vitest-pool-workers 0.15, the last line for Node 20) an object that logs
  * after its abort leaves the file's runtime unable to shut down, and the whole
- * run never exits. So a test delivers what its Notes owe first: it rings each
- * one's alarm until its outbox is empty (the alarm prunes nothing that is not
- * due), then restarts.
+ * run never exits. And a test that rings the alarm itself must not find it
+ * ringing on its own. So a test settles its Notes first: each one's alarm is
+ * rung until its outbox is empty and the alarm is set for later (the alarm
+ * prunes nothing that is not due).
  */
 import { abortAllDurableObjects, listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { SEARCH_DELIVERY_MS } from "../../src/note/search/contract.js";
 
-/**
- * Every Note's owed directory entries delivered, by its own alarm: every Note the
- * test file made, since an earlier test's Note may be delivering too.
- */
-export async function deliverOwed(): Promise<void> {
-  for (const id of await listDurableObjectIds(env.NOTES)) {
-    const stub = env.NOTES.get(id);
-    // An erased Note (deleted) has no tables at all.
-    const owes = () =>
-      runInDurableObject(stub, (_instance, state) => {
-        const { sql } = state.storage;
-        return sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").toArray().length > 0 && sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
-      });
-    for (let tries = 0; await owes(); tries++) {
-      if (tries === 200) throw new Error(`Note object ${id.toString()} still owes its members' directories after 200 rings of its alarm`);
-      // false: its alarm is running now (it rang on its own); let it finish.
-      if (!(await runDurableObjectAlarm(stub))) await scheduler.wait(10);
-    }
+/** Until this Note owes its members nothing and its alarm is not about to ring. */
+async function settle(id: DurableObjectId): Promise<void> {
+  const stub = env.NOTES.get(id);
+  for (let tries = 0; ; tries++) {
+    const { owes, alarm } = await runInDurableObject(stub, async (_instance, state) => {
+      const { sql } = state.storage;
+      // An erased Note (deleted) has no tables at all.
+      const owes = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'outbox'").toArray().length > 0 && sql.exec("SELECT 1 FROM outbox LIMIT 1").toArray().length > 0;
+      return { owes, alarm: await state.storage.getAlarm() };
+    });
+    if (!owes && (alarm === null || alarm > Date.now() + SEARCH_DELIVERY_MS)) return;
+    if (tries === 200) throw new Error(`Note object ${id.toString()} still owes its members' directories after 200 tries`);
+    // false: no alarm set, or it is ringing now on its own; let it finish.
+    if (!owes || !(await runDurableObjectAlarm(stub))) await scheduler.wait(10);
   }
 }
 
-/** Every object restarted, once no Note owes anything. */
+/** These Notes settled, or every Note the runtime holds (an earlier test's may be delivering too). */
+export async function deliverOwed(...noteIds: string[]): Promise<void> {
+  const ids = noteIds.length > 0 ? noteIds.map((noteId) => env.NOTES.idFromName(noteId)) : await listDurableObjectIds(env.NOTES);
+  for (const id of ids) await settle(id);
+}
+
+/** Every object restarted, once no Note is delivering. */
 export async function restartAfterDelivery(): Promise<void> {
   await deliverOwed();
   await abortAllDurableObjects();

@@ -9,6 +9,7 @@ import { signIn } from "../../scripts/lib/sign-in.js";
 import { CHANGES_KEPT } from "../../src/note/changes.js";
 import { TOKEN_CHECK_MS } from "../../src/storage/live.js";
 import type { NoteObject } from "../../src/storage/note-object.js";
+import { deliverOwed } from "../support/restart.js";
 import { api, failure, fetchWorker, newNote, ok, signInAs, TOKENS, uniqueNoteId, workerFetch } from "../support/workers.js";
 
 const ORIGIN = "http://127.0.0.1:8787";
@@ -369,6 +370,7 @@ describe("what closes a socket", () => {
 });
 
 describe("a socket whose token ends", () => {
+  // Each test rings its Note's alarm itself: first the Note has delivered its creation's search documents (by that alarm).
   const send = (request: Request) => workerFetch(request);
   const stubOf = (noteId: string) => env.NOTES.get(env.NOTES.idFromName(noteId));
   const alarmOf = (noteId: string) => runInDurableObject(stubOf(noteId), (_instance, state) => state.storage.getAlarm());
@@ -383,6 +385,7 @@ describe("a socket whose token ends", () => {
     const tokens = await pageToken();
     const issued = Date.now();
     const { noteId } = await newNote();
+    await deliverOwed(noteId);
     const live = await connect(noteId, { token: tokens.access_token });
     await live.next();
     const alarm = await alarmOf(noteId);
@@ -401,6 +404,7 @@ describe("a socket whose token ends", () => {
   it(`closes with 4401 at the next check once its grant is revoked (a check every ${TOKEN_CHECK_MS / 1000} s while sockets are open); another grant's socket stays`, async () => {
     const tokens = await pageToken();
     const { noteId } = await newNote();
+    await deliverOwed(noteId);
     const revoked = await connect(noteId, { token: tokens.access_token });
     const other = await connect(noteId);
     await revoked.next();
@@ -424,6 +428,7 @@ describe("a socket whose token ends", () => {
   it("closes with 4401 once the one access token it was opened with is revoked, though its grant lives on", async () => {
     const tokens = await pageToken();
     const { noteId } = await newNote();
+    await deliverOwed(noteId);
     const live = await connect(noteId, { token: tokens.access_token });
     await live.next();
     const revocation = await send(
