@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The settings of dev/local.env, the file `npm start` gives wrangler: the tests run with the same. */
 function localEnv(): Record<string, string> {
@@ -33,15 +34,79 @@ const TEST_LIMITS = {
  */
 const IN_WORKERD = ["test/unit/url.test.ts", "test/unit/provider-answer.test.ts"];
 
+/**
+ * The files that take longest, started first and in this order, so that no long file starts
+ * last and runs alone at the end while the other cores idle (vitest's own order goes project
+ * by project, by file size on a fresh clone: the history test started last and the suite
+ * took a minute longer). The rest follow in vitest's order.
+ */
+const LONGEST_FIRST = [
+  "test/workers/history.test.ts",
+  "test/e2e/bench.test.ts",
+  "test/e2e/sim-live.test.ts",
+  "test/e2e/live.test.ts",
+  "test/e2e/oidc.test.ts",
+  "test/workers/content-edits.test.ts",
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((path) => file.moduleId.endsWith(path));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
+/**
+ * The files that need a runtime of their own: they restart every object in it
+ * (abortAllDurableObjects), or search all of a user's Notes and expect only their own.
+ */
+const OWN_RUNTIME = ["test/workers/history.test.ts", "test/workers/durability.test.ts", "test/workers/search-across.test.ts", "test/workers/search-edge.test.ts"];
+
+/**
+ * A project of files run in workerd, on the Worker as `wrangler dev` runs it.
+ *
+ * `isolate: false`: the files share their runtime, one after another in each of the
+ * run's workers, instead of each starting one of its own and loading the Worker into it
+ * again (about 3 s of CPU a file): the workers files took 130 s of CPU instead of 250.
+ * They share its storage too, so a file acts on Notes and users of its own and expects
+ * nothing of the rest; the files that cannot are in `workers-own` (OWN_RUNTIME).
+ */
+function workersProject(name: string, files: { include: string[]; exclude?: string[]; isolate?: boolean }) {
+  return {
+    plugins: [
+      cloudflareTest({
+        main: "./src/index.ts",
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: { bindings: { ...localEnv(), ...historySettings() } },
+      }),
+    ],
+    test: {
+      name,
+      ...files,
+      // The Worker's largest dependencies bundled once for the run, rather than each module transformed and
+      // loaded again by every runtime: the project's "import" time went from 61 s to 43 s (35 files).
+      deps: { optimizer: { ssr: { enabled: true, include: ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod", "hono", "@cloudflare/workers-oauth-provider", "jose"] } } },
+      // Shared 2-core machines are noisy, and three files run at once; a test's own assertions decide, not the clock.
+      testTimeout: 90_000,
+      // A file signs in the users it needs (test/support/workers.ts); on a loaded machine that alone can take seconds.
+      hookTimeout: 120_000,
+    },
+  };
+}
+
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongestFirst },
     // The Worker's one log line per request (src/http/request-log.ts) would bury a failing test's output; the log test reads them with a spy.
     onConsoleLog: (log) => !(/\broute: /.test(log) && /\bduration_ms: /.test(log)),
     // Where the time went: the slowest files, one line at the end (test/support/slowest-reporter.ts).
     reporters: ["default", "./test/support/slowest-reporter.ts"],
     // Three files at a time on a 2-core machine, of every project (each workerd file has a runtime and
     // storage of its own; an e2e file's time goes mostly to waiting on its server).
-    maxWorkers: 3,
+    maxWorkers: 4,
     projects: [
       {
         test: {
@@ -53,26 +118,8 @@ export default defineConfig({
           testTimeout: 90_000,
         },
       },
-      {
-        plugins: [
-          cloudflareTest({
-            main: "./src/index.ts",
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { ...localEnv(), ...historySettings() } },
-          }),
-        ],
-        test: {
-          name: "workers",
-          include: [...IN_WORKERD, "test/workers/**/*.test.ts"],
-          // The Worker's largest dependencies bundled once for the run, rather than each module transformed and
-          // loaded again by every file's runtime: the project's "import" time went from 61 s to 43 s (35 files).
-          deps: { optimizer: { ssr: { enabled: true, include: ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod", "hono", "@cloudflare/workers-oauth-provider", "jose"] } } },
-          // Shared 2-core machines are noisy, and two files run at once; a test's own assertions decide, not the clock.
-          testTimeout: 90_000,
-          // A file signs in the users it needs (test/support/workers.ts); on a loaded machine that alone can take seconds.
-          hookTimeout: 120_000,
-        },
-      },
+      workersProject("workers", { include: [...IN_WORKERD, "test/workers/**/*.test.ts"], exclude: OWN_RUNTIME, isolate: false }),
+      workersProject("workers-own", { include: OWN_RUNTIME }),
       {
         plugins: [
           cloudflareTest({
