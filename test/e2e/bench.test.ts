@@ -152,4 +152,4 @@ it("runs every workload, the headline comparisons, live sockets, the ceiling, co
   for (const title of ["## Headline: a tool call against the baseline", "## Cost per call", "## Search: many Notes against few", "## Writes with live sockets open", "## One Note's write ceiling", "## Memory"]) {
     expect(markdown).toContain(title);
   }
-}, 120_000);
+}, 240_000);
