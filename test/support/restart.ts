@@ -18,7 +18,10 @@ import { abortAllDurableObjects, listDurableObjectIds, runDurableObjectAlarm, ru
 import { env } from "cloudflare:workers";
 import { SEARCH_DELIVERY_MS } from "../../src/note/search/contract.js";
 
-/** Until this Note owes its members nothing and its alarm is not about to ring. */
+/**
+ * Until this Note's alarm has rung for what it owes its members (delivered, or the retry set
+ * for later if the delivery failed) and is not about to ring again.
+ */
 async function settle(id: DurableObjectId): Promise<void> {
   const stub = env.NOTES.get(id);
   for (let tries = 0; ; tries++) {
@@ -29,9 +32,11 @@ async function settle(id: DurableObjectId): Promise<void> {
       return { owes, alarm: await state.storage.getAlarm() };
     });
     if (!owes && (alarm === null || alarm > Date.now() + SEARCH_DELIVERY_MS)) return;
-    if (tries === 200) throw new Error(`Note object ${id.toString()} still owes its members' directories after 200 tries`);
-    // false: no alarm set, or it is ringing now on its own; let it finish.
-    if (!owes || !(await runDurableObjectAlarm(stub))) await scheduler.wait(10);
+    // Rung to its end: delivered, or a failed delivery's retry set for later. Nothing runs now.
+    if (await runDurableObjectAlarm(stub)) return;
+    // No alarm set: it is ringing on its own now (or the runtime retries one an abort cut short, seconds later).
+    if (tries === 1_000) throw new Error(`Note object ${id.toString()} owes its members' directories and its alarm has not rung for 10 s`);
+    await scheduler.wait(10);
   }
 }
 
