@@ -89,6 +89,13 @@ export function wholeIndexEntries(header: EntryHeader, docs: readonly IndexDoc[]
 type Item = { id: string };
 type Found<T> = Keyed<T> & { tab_id: string };
 
+/** A directory entry queued in a transaction, for a member, and when it must reach them. */
+interface Queued {
+  user: string;
+  entry: DirectoryEntry;
+  when: DirectoryWhen;
+}
+
 /** What one transaction read and changed. */
 class Tx {
   /** The meta as last read or written (undefined: not read). */
@@ -100,7 +107,7 @@ class Tx {
   /** Each document changed, by key: its new text, or null when it leaves the index. */
   readonly docs = new Map<number, IndexDoc | null>();
   /** Directory entries the rules queued, written at the end with the index's changes on them. */
-  pending: { user: string; entry: DirectoryEntry; when: DirectoryWhen }[] = [];
+  pending: Queued[] = [];
   /** Items as last found or written, by kind and ID. */
   readonly items = { slide: new Map<string, Found<Item>>(), row: new Map<string, Found<Item>>() };
   /** A tab's whole list of items as last read whole, by kind and tab, while nothing wrote to it. */
@@ -183,7 +190,7 @@ export class IndexedStore implements NoteStore {
             continue;
           }
           const [first, ...rest] = entries as [DirectoryEntry, ...DirectoryEntry[]];
-          const held = pending[at] as { user: string; entry: DirectoryEntry; when: DirectoryWhen };
+          const held = pending[at] as Queued;
           held.entry = { ...held.entry, index: first.index as IndexDelta };
           pending.splice(at + 1, 0, ...rest.map((entry) => ({ user, entry, when: held.when })));
         }
