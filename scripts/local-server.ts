@@ -26,6 +26,8 @@ export const DEMO_NOTE_TITLE = "Demo Note";
 export const DEMO_USER = "alice";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** wrangler's own launcher, run by this Node directly: npx would first spend about half a second of CPU finding it. */
+const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const HOST = "127.0.0.1";
 /** Lines of wrangler's output kept for the error message when it fails to start. */
 const TAIL_LINES = 40;
@@ -46,8 +48,13 @@ export interface LocalServerOptions {
    * reaches the Worker as a boolean, "3" as a number.
    */
   vars?: Record<string, string>;
-  /** Where wrangler's DevTools inspector listens (on 127.0.0.1); default: wrangler's choice. */
-  inspectorPort?: number;
+  /**
+   * Where wrangler's DevTools inspector listens (on 127.0.0.1). Default: a free port, so that
+   * servers started at once never race for the same one (wrangler takes 9229, or the next
+   * port it finds free, and two wranglers can find the same). `"wrangler"`: wrangler's own
+   * choice, 9229 when free, where Chrome's DevTools look (`npm start`).
+   */
+  inspectorPort?: number | "wrangler";
   /**
    * The Worker's entry module, relative to the project, in place of wrangler.toml's `main`;
    * the bindings stay wrangler.toml's.
@@ -79,7 +86,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {}, inspectorPort, entry } = options;
   signal?.throwIfAborted();
   const args = [
-    "wrangler",
+    WRANGLER,
     "dev",
     ...(entry === undefined ? [] : [entry]),
     "--ip",
@@ -91,11 +98,11 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     "--show-interactive-dev-session=false",
   ];
   if (persistTo !== undefined) args.push("--persist-to", persistTo);
-  if (inspectorPort !== undefined) args.push("--inspector-ip", HOST, "--inspector-port", String(inspectorPort));
+  if (inspectorPort !== "wrangler") args.push("--inspector-ip", HOST, "--inspector-port", String(inspectorPort ?? (await freePort())));
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
-  // A process group of its own: stop() reaches npx, wrangler and workerd by this one PID.
-  const child = spawn("npx", args, {
+  // A process group of its own: stop() reaches wrangler's launcher, wrangler and workerd by this one PID.
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
@@ -109,7 +116,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     },
   });
   const pid = child.pid;
-  if (pid === undefined) throw new Error("could not start `npx wrangler dev` (is wrangler installed? run npm install)");
+  if (pid === undefined) throw new Error("could not start `wrangler dev` (is wrangler installed? run npm install)");
 
   const tail: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
@@ -131,7 +138,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
   };
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => {
-      // The leader (npx) can go first: give the rest of its group (wrangler, workerd)
+      // The leader (wrangler's launcher) can go first: give the rest of its group (wrangler, workerd)
       // a moment to finish on its own, then end whatever is left.
       void groupGone(pid, 3_000).then(() => {
         kill("SIGKILL");

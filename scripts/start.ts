@@ -27,7 +27,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 }
 
 try {
-  server = await startLocalServer({ port, signal: starting.signal, onOutput: (line) => console.log(`[wrangler] ${line}`) });
+  server = await startLocalServer({ port, inspectorPort: "wrangler", signal: starting.signal, onOutput: (line) => console.log(`[wrangler] ${line}`) });
 } catch (error) {
   if (stopping !== undefined) process.exit(0);
   // wrangler's own output is above already; say why in one line.
