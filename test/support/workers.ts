@@ -1,6 +1,7 @@
 /** Helpers for tests that run inside workerd: the person's API and raw MCP calls, through the Worker's own fetch. */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
 import { PersonApi, orThrow } from "../../scripts/lib/person-api.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
@@ -58,10 +59,11 @@ const BASE = "http://127.0.0.1:8787";
  * `exports.default.fetch`: in this test runtime (vitest-pool-workers 0.15)
  * each call through it costs more than the one before (10 ms for a file's
  * first, 150 ms by its 800th: the suite spent most of its time there), while
- * the entry's own fetch stays under a millisecond.
+ * the entry's own fetch stays under a millisecond. `bindings`: the test's, or
+ * others in their place (a setting the test project does not have).
  */
-export function workerFetch(request: Request): Promise<Response> {
-  return Promise.resolve(worker.fetch(request, env, createExecutionContext()));
+export function workerFetch(request: Request, bindings: Env = env): Promise<Response> {
+  return Promise.resolve(worker.fetch(request, bindings, createExecutionContext()));
 }
 
 export function fetchWorker(path: string, init: RequestInit = {}): Promise<Response> {

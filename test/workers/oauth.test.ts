@@ -1,5 +1,6 @@
 /** docs/spec.md §8 with OAuth 2.1: tokens are verified, bound to one resource, scoped, rotated, and reach only their user's Notes. */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { env } from "cloudflare:workers";
 import { refresh, signIn } from "../../scripts/lib/sign-in.js";
 import { api, fetchWorker, newNote, rpc, signInAs, TOKENS, tool, uniqueNoteId, workerFetch } from "../support/workers.js";
 
@@ -310,4 +311,37 @@ describe("users reach only their own Notes", () => {
       expect(whole.body.tabs).toHaveLength(3);
     }
   }, 120_000);
+});
+
+describe("an OpenID provider that cannot be reached", () => {
+  it("approving on the consent page answers a page (502), not a redirect, and grants nothing", async () => {
+    // The connector signing in through a provider at a port that refuses at once; an origin of its own, so no setup of
+    // the test's local sign-in is reused for it. (workerd prints the refused fetch as an "uncaught exception ... Network
+    // connection lost" though the connector catches it: the runtime's line for any failed subrequest.)
+    const origin = "http://127.0.0.1:8791";
+    const bindings = { ...env, LOCAL_SIGN_IN: "false", OIDC_ISSUER: "http://127.0.0.1:9", OIDC_CLIENT_ID: "connector", OIDC_CLIENT_SECRET: "s3cret-value" };
+    const call = (request: Request) => workerFetch(request, bindings);
+    const redirectUri = "http://127.0.0.1:9/callback";
+    const registered = await call(new Request(`${origin}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ client_name: "down", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }) }));
+    expect(registered.status).toBe(201);
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const authorize = new URL(`${origin}/authorize`);
+    const scope = "osfoundry:read osfoundry:write";
+    for (const [key, value] of Object.entries({ response_type: "code", client_id, redirect_uri: redirectUri, scope, state: "s", code_challenge: "c".repeat(43), code_challenge_method: "S256", resource: `${origin}/mcp` })) {
+      authorize.searchParams.set(key, value);
+    }
+
+    const consent = await call(new Request(authorize));
+    const html = await consent.text();
+    expect(consent.status, html.slice(0, 300)).toBe(200);
+    const form = new URLSearchParams({ handle: /name=handle value="([^"]+)"/.exec(html)?.[1] ?? "", decision: "approve" });
+    for (const one of scope.split(" ")) form.append("scope", one);
+    const cookie = (consent.headers.get("Set-Cookie") ?? "").split(";", 1)[0] ?? "";
+    const answer = await call(new Request(authorize, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie }, body: form }));
+    const body = await answer.text();
+    expect({ status: answer.status, location: answer.headers.get("Location") }, body.slice(0, 300)).toEqual({ status: 502, location: null });
+    expect(body).toMatch(/^<!doctype html>/);
+    expect(body).toMatch(/could not be reached/);
+    expect(body).not.toContain("s3cret-value");
+  });
 });
