@@ -11,8 +11,8 @@ import { runExperiments, type ExperimentNumber, type Results } from "../../sim/e
 import { runLive } from "../../sim/live.js";
 import { useSharedServer } from "../support/e2e-server.js";
 
-/** Small: experiment 3 whole (9 live runs), experiment 4 at 3 sessions, experiment 5 at 20 decks per strategy. */
-const SETTINGS = { seed: 7, trials: 100 };
+/** Small: experiment 3 whole (9 live runs), experiment 4 at 2 sessions, experiment 5 at 10 decks per strategy (about 1,200 tool calls). */
+const SETTINGS = { seed: 7, trials: 50 };
 const ONLY = new Set<ExperimentNumber>([3, 4, 5]);
 
 /** The project's shared server (test/support/e2e-global.ts): the live runs write Notes of their own. */
