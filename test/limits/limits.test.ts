@@ -1,6 +1,6 @@
 /**
- * The abuse limits (issue 11, acceptance 3), with this project's small limits
- * (vitest.config.ts): 5 registrations and 6 requests to /authorize per client
+ * The abuse limits (issue 11, acceptance 3), with the test project's small limits
+ * (vitest.config.ts, given the Worker by useSmallLimits): 5 registrations and 6 requests to /authorize per client
  * address a minute, 3 write and 6 read tool calls per user and client.
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -11,7 +11,9 @@ import type { Env } from "../../src/env.js";
 import { limiterOf } from "../../src/http/rate-limits.js";
 import { dumpDatabase } from "../support/dump.js";
 import { personApi, rpc } from "../support/workers.js";
-import { fetchFrom, freshAddress, freshUser, inOneWindow, ORIGIN, register, signInFresh } from "./support.js";
+import { fetchFrom, freshAddress, freshUser, inOneWindow, ORIGIN, register, signInFresh, smallLimits, useSmallLimits } from "./support.js";
+
+useSmallLimits();
 
 describe("registration, per client address", () => {
   it("200 registrations from one address in a minute: the first 5 succeed, the rest get 429 rate_limited with Retry-After; another address still registers", async () => {
@@ -154,7 +156,7 @@ describe("discovery without a token, per client address", () => {
 
 describe("a deployment cannot lose its limits by accident", () => {
   it("a limit whose binding is missing answers 503 misconfigured, naming it, instead of letting requests through", async () => {
-    const without = { ...env, TOOL_WRITE_LIMIT: undefined } as Env;
+    const without: Env = { ...smallLimits(), TOOL_WRITE_LIMIT: undefined };
     let thrown: unknown;
     try {
       limiterOf(without, "TOOL_WRITE_LIMIT");

@@ -6,7 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import type { RequestLine } from "../../src/http/request-log.js";
 import { personApi, rpc } from "../support/workers.js";
-import { freshUser, signInFresh } from "./support.js";
+import { freshUser, signInFresh, useSmallLimits } from "./support.js";
+
+useSmallLimits();
 
 let spy: MockInstance<typeof console.log>;
 

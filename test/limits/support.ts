@@ -3,8 +3,27 @@
  * requests from a chosen client address, sign-ins from a fresh one, and runs
  * that must see one limiter window.
  */
+import { env } from "cloudflare:workers";
+import type { Env } from "../../src/env.js";
 import { signIn, type LocalTokens } from "../../scripts/lib/sign-in.js";
-import { workerFetch } from "../support/workers.js";
+import { useBindings, workerFetch } from "../support/workers.js";
+
+const LIMITS = ["REGISTER_LIMIT", "AUTHORIZE_LIMIT", "TOOL_WRITE_LIMIT", "TOOL_READ_LIMIT", "PUBLIC_MCP_LIMIT"] as const;
+
+/**
+ * For the calling file's tests, the Worker with the abuse limits on and small: the
+ * test project's SMALL_ limiters (vitest.config.ts) under the usual names. The rest
+ * of the runtime's files keep them off.
+ */
+export function useSmallLimits(): void {
+  useBindings(smallLimits());
+}
+
+/** The test's bindings with the abuse limits on and small. */
+export function smallLimits(): Env {
+  const small = env as unknown as Record<string, RateLimit>;
+  return { ...env, RATE_LIMITS: "on", ...Object.fromEntries(LIMITS.map((name) => [name, small[`SMALL_${name}`]])) };
+}
 
 export const ORIGIN = "http://127.0.0.1:8787";
 

@@ -1,5 +1,6 @@
 /** Helpers for tests that run inside workerd: the person's API and raw MCP calls, through the Worker's own fetch. */
 import { createExecutionContext } from "cloudflare:test";
+import { afterAll, beforeAll } from "vitest";
 import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env.js";
 import worker from "../../src/index.js";
@@ -53,17 +54,34 @@ export const TOKENS: Readonly<Record<Role, string>> = new Proxy({} as Record<Rol
 
 const BASE = "http://127.0.0.1:8787";
 
+/** The bindings the Worker is called with: the test's, unless a file gave others (`useBindings`). */
+let bindings: Env = env;
+
+/**
+ * This file's requests reach the Worker with `overrides` over the test's bindings, from its
+ * first test to its last (the files that share a runtime run one after another): a
+ * setting the test project does not have, or other limiters under the usual names.
+ */
+export function useBindings(overrides: Partial<Env>): void {
+  beforeAll(() => {
+    bindings = { ...env, ...overrides };
+  });
+  afterAll(() => {
+    bindings = env;
+  });
+}
+
 /**
  * A request answered by the Worker's entry (src/index.ts), called in this
  * isolate with the test's bindings, as the runtime calls it. Not
  * `exports.default.fetch`: in this test runtime (vitest-pool-workers 0.15)
  * each call through it costs more than the one before (10 ms for a file's
  * first, 150 ms by its 800th: the suite spent most of its time there), while
- * the entry's own fetch stays under a millisecond. `bindings`: the test's, or
- * others in their place (a setting the test project does not have).
+ * the entry's own fetch stays under a millisecond. `given`: bindings of the
+ * call's own in place of the file's.
  */
-export function workerFetch(request: Request, bindings: Env = env): Promise<Response> {
-  return Promise.resolve(worker.fetch(request, bindings, createExecutionContext()));
+export function workerFetch(request: Request, given: Env = bindings): Promise<Response> {
+  return Promise.resolve(worker.fetch(request, given, createExecutionContext()));
 }
 
 export function fetchWorker(path: string, init: RequestInit = {}): Promise<Response> {
