@@ -265,22 +265,24 @@ export interface SeededNote {
 /**
  * Seeds the demo Note through the person's API, idempotently: creates it
  * (a 409 `note_exists` means it is there already), approves it for
- * connectors, and gives a fresh Note one Slides tab, "Q3 deck". Without
- * `token` it signs in as the demo user through the local consent page for a
- * token to the person's API (`osfoundry:app`, audience `/api/v1`).
+ * connectors, and gives a fresh Note one Slides tab, "Q3 deck". It signs in
+ * as the demo user (or `user`) through the local consent page for a token to
+ * the person's API (`osfoundry:app`, audience `/api/v1`). `noteId`: the same
+ * Note under another ID (a test's own, beside the demo Note on a shared server).
  */
-export async function seedDemoNote(url: string, token?: string): Promise<SeededNote> {
-  token ??= (await signIn({ origin: url, user: DEMO_USER, scopes: ["osfoundry:app"], resource: "api" })).access_token;
+export async function seedDemoNote(url: string, options: { user?: string; noteId?: string } = {}): Promise<SeededNote> {
+  const { user = DEMO_USER, noteId = DEMO_NOTE_ID } = options;
+  const { access_token: token } = await signIn({ origin: url, user, scopes: ["osfoundry:app"], resource: "api" });
   const api = new PersonApi({ origin: url, token, timeoutMs: 10_000 });
   const created = await api.createNote({
-    note_id: DEMO_NOTE_ID,
+    note_id: noteId,
     title: DEMO_NOTE_TITLE,
     markdown: "# Demo Note\n\nA Note for trying the connector: an agent adds decks, slides and sources here.\n",
   });
   if (!created.ok && created.error.code !== "note_exists") orThrow(created, "create the demo Note");
-  const { version } = orThrow(await api.setApproval(DEMO_NOTE_ID, { approved: true }), "approve the demo Note");
-  if (!created.ok) return { note_id: DEMO_NOTE_ID, created: false, version };
+  const { version } = orThrow(await api.setApproval(noteId, { approved: true }), "approve the demo Note");
+  if (!created.ok) return { note_id: noteId, created: false, version };
 
-  const added = orThrow(await api.addTab(DEMO_NOTE_ID, { tab_type: "slides", label: "Q3 deck" }), "add the demo Slides tab");
-  return { note_id: DEMO_NOTE_ID, created: true, version: added.version, slides_tab_id: added.tab.id };
+  const added = orThrow(await api.addTab(noteId, { tab_type: "slides", label: "Q3 deck" }), "add the demo Slides tab");
+  return { note_id: noteId, created: true, version: added.version, slides_tab_id: added.tab.id };
 }

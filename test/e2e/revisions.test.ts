@@ -17,9 +17,9 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError, type CallTool
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEMO_NOTE_ID, DEMO_NOTE_TITLE, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
+import { DEMO_NOTE_TITLE, seedDemoNote } from "../../scripts/local-server.js";
 import { approve } from "../support/consent-page.js";
-import { useLocalServer } from "../support/e2e-server.js";
+import { useSharedServer } from "../support/e2e-server.js";
 import { MemoryOAuthProvider } from "../support/memory-oauth-provider.js";
 import { exchangeLines, recordingFetch, signInStart, type Exchange, type RecordingFetch } from "../support/recording-fetch.js";
 
@@ -30,10 +30,12 @@ const TOOL_NAMES = ["search", "fetch", "list_notes", "list_note_tabs", "read_not
 const CLIENT_INFO = { name: "notes-connector-e2e-v2", version: "0.1.0" };
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
-// A server of its own: its first list_notes must show alice the demo Note alone, and other files' Notes on the shared server are alice's too.
-const running = useLocalServer(async (server) => {
-  const seeded = await seedDemoNote(server.url);
-  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
+// Its first list_notes must show the person the demo Note alone: on the shared server, a user of this file's own, with a demo Note of their own.
+const USER = "demo-revisions";
+const NOTE_ID = "demo-revisions-note";
+const { running } = useSharedServer(async (server) => {
+  const seeded = await seedDemoNote(server.url, { user: USER, noteId: NOTE_ID });
+  expect(seeded).toMatchObject({ note_id: NOTE_ID, created: true });
 });
 
 type Mode = "auto" | { pin: string };
@@ -165,7 +167,7 @@ async function callSigningIn({ client, transport, provider }: Session, call: { n
     return (await client.callTool(call)) as CallToolResult;
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
-    await transport.finishAuth((await approve(provider.lastRedirect(), DEMO_USER, [READ, WRITE])).searchParams);
+    await transport.finishAuth((await approve(provider.lastRedirect(), USER, [READ, WRITE])).searchParams);
     return (await client.callTool(call)) as CallToolResult;
   }
 }
@@ -221,14 +223,14 @@ describe("the v2 client pinned to 2026-07-28", () => {
     });
 
     // The browser: the user approves both scopes; the client takes the callback (code and iss) and redeems the code.
-    const callback = await approve(authorizeUrl, DEMO_USER, [READ, WRITE]);
+    const callback = await approve(authorizeUrl, USER, [READ, WRITE]);
     expect(callback.searchParams.get("iss")).toBe(origin);
     await transport.finishAuth(callback.searchParams);
     expect(provider.tokens()?.scope?.split(" ").sort()).toEqual([READ, WRITE]);
 
     // The very same call, on the same client: signed in now, still 2026-07-28.
     const notes = read((await client.callTool(call)) as CallToolResult);
-    expect(notes).toEqual({ notes: [{ note_id: DEMO_NOTE_ID, title: DEMO_NOTE_TITLE }], next_cursor: null });
+    expect(notes).toEqual({ notes: [{ note_id: NOTE_ID, title: DEMO_NOTE_TITLE }], next_cursor: null });
     expect(recorder.exchanges.at(-1)?.headers.get("Authorization")).toBe(`Bearer ${provider.tokens()?.access_token}`);
     expect(mcpLines(recorder.exchanges)).toEqual(["server/discover 200", "tools/list 200", "tools/call list_notes 401", "tools/call list_notes 200"]);
     expectModern(recorder.exchanges);
@@ -239,7 +241,7 @@ describe("the v2 client pinned to 2026-07-28", () => {
     const { client, provider, recorder } = signedIn();
     const before = recorder.exchanges.length;
     const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const note_id = DEMO_NOTE_ID;
+    const note_id = NOTE_ID;
 
     const listed = read(await call("list_notes", { title_contains: "DEMO" }));
     expect(listed).toEqual({ notes: [{ note_id, title: DEMO_NOTE_TITLE }], next_cursor: null });
@@ -301,7 +303,7 @@ describe("the v2 client pinned to 2026-07-28", () => {
 
     const changes = read(await call("list_note_changes", { note_id, since_version: v0 }));
     expect(changes).toMatchObject({ note_id, version: v0 + 3, next_since_version: null });
-    const agent = { kind: "agent", user: DEMO_USER, client_id: provider.clientInformation()?.client_id, client_name: "Notes connector e2e client" };
+    const agent = { kind: "agent", user: USER, client_id: provider.clientInformation()?.client_id, client_name: "Notes connector e2e client" };
     expect(changes.changes.map((c: { version: number; operation: string; actor: unknown }) => [c.version, c.operation, c.actor])).toEqual([
       [v0 + 1, "create_tab", agent],
       [v0 + 2, "slide_update", agent],
@@ -338,7 +340,7 @@ describe("the v2 client pinned to 2026-07-28", () => {
     const legacy = new V1Client({ name: "notes-connector-e2e-v1", version: "0.1.0" });
     await legacy.connect(new V1Transport(new URL(running().mcpUrl), { authProvider: provider, fetch: recorder.fetch }));
     try {
-      const call = { name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } };
+      const call = { name: "list_note_tabs", arguments: { note_id: NOTE_ID } };
       const old = await legacy.callTool(call);
       const now = (await modern.callTool(call)) as CallToolResult;
       expect(old.structuredContent).toEqual(now.structuredContent);
@@ -360,15 +362,15 @@ describe("the v2 client and a read-only grant", () => {
     const { client, transport, provider, recorder } = started;
     try {
       await client.connect(transport);
-      const read = { name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } };
+      const read = { name: "list_note_tabs", arguments: { note_id: NOTE_ID } };
       await expect(client.callTool(read)).rejects.toBeInstanceOf(UnauthorizedError);
-      await transport.finishAuth((await approve(provider.lastRedirect(), DEMO_USER, [READ])).searchParams);
+      await transport.finishAuth((await approve(provider.lastRedirect(), USER, [READ])).searchParams);
       expect(provider.tokens()).toMatchObject({ scope: READ, refresh_token: expect.any(String) });
       const version = structured((await client.callTool(read)) as CallToolResult).version as number;
 
       const write = {
         name: "add_note_source",
-        arguments: { note_id: DEMO_NOTE_ID, expected_version: version, idempotency_key: "step-up-source", title: "Step-up", url: "https://example.com/step-up" },
+        arguments: { note_id: NOTE_ID, expected_version: version, idempotency_key: "step-up-source", title: "Step-up", url: "https://example.com/step-up" },
       };
       const before = recorder.exchanges.length;
       await expect(client.callTool(write)).rejects.toBeInstanceOf(UnauthorizedError);
@@ -382,10 +384,10 @@ describe("the v2 client and a read-only grant", () => {
       expect(`${stepUp.origin}${stepUp.pathname}`).toBe(`${origin}/authorize`);
       expect(stepUp.searchParams.get("scope")?.split(" ").sort()).toEqual([READ, WRITE]);
 
-      await transport.finishAuth((await approve(stepUp, DEMO_USER, [READ, WRITE])).searchParams);
+      await transport.finishAuth((await approve(stepUp, USER, [READ, WRITE])).searchParams);
       expect(provider.tokens()?.scope?.split(" ").sort()).toEqual([READ, WRITE]);
       // The same write, the first of its key: the 403 wrote nothing.
-      expect(written((await client.callTool(write)) as CallToolResult, DEMO_NOTE_ID)).toMatchObject({ version: version + 1, replayed: false });
+      expect(written((await client.callTool(write)) as CallToolResult, NOTE_ID)).toMatchObject({ version: version + 1, replayed: false });
       expectModern(recorder.exchanges);
     } finally {
       await client.close();
@@ -402,14 +404,14 @@ describe("the v2 client in auto mode", () => {
       expect({ era: client.getProtocolEra(), version: client.getNegotiatedProtocolVersion() }).toEqual({ era: "modern", version: MODERN });
       await expectTools((await client.listTools()).tools, recorder.exchanges);
 
-      const tabs = read(await callSigningIn(started, { name: "list_note_tabs", arguments: { note_id: DEMO_NOTE_ID } }));
+      const tabs = read(await callSigningIn(started, { name: "list_note_tabs", arguments: { note_id: NOTE_ID } }));
       const version = tabs.version as number;
       const added = written(
         await client.callTool({
           name: "add_note_source",
-          arguments: { note_id: DEMO_NOTE_ID, expected_version: version, idempotency_key: "auto-source", title: "Streamable HTTP", url: "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports" },
+          arguments: { note_id: NOTE_ID, expected_version: version, idempotency_key: "auto-source", title: "Streamable HTTP", url: "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports" },
         }) as CallToolResult,
-        DEMO_NOTE_ID,
+        NOTE_ID,
       );
       expect(added).toMatchObject({ version: version + 1, replayed: false, already_attached: false });
 

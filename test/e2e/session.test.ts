@@ -7,21 +7,27 @@ import { Client } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { connectClient, runDemoSession, type DemoTranscript } from "../../scripts/demo-session.js";
 import { signIn } from "../../scripts/lib/sign-in.js";
-import { DEMO_NOTE_ID, DEMO_USER, seedDemoNote } from "../../scripts/local-server.js";
-import { useLocalServer } from "../support/e2e-server.js";
+import { seedDemoNote } from "../../scripts/local-server.js";
+import { useSharedServer } from "../support/e2e-server.js";
 
 const READ_TOOLS = ["search", "fetch", "list_notes", "list_note_tabs", "read_note_tab", "list_note_attachments", "list_note_changes"];
 const WRITE_TOOLS = ["create_note_tab", "edit_note_tab", "add_note_source", "revert_note_change"];
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
-/** alice's agent token: osfoundry:read and osfoundry:write, for /mcp. */
+/**
+ * The demo session checks the demo Note as seeding leaves it (version 3, four tabs): on the shared
+ * server, a demo Note of this file's own, for a user of its own, seeded as `npm start` seeds alice's.
+ */
+const USER = "demo-session";
+const NOTE_ID = "demo-session-note";
+
+/** The user's agent token: osfoundry:read and osfoundry:write, for /mcp. */
 let agentToken = "";
 
-// A server of its own: the demo session checks the demo Note as seeding leaves it (version 3, four tabs).
-const running = useLocalServer(async (server) => {
-  const seeded = await seedDemoNote(server.url);
-  expect(seeded).toMatchObject({ note_id: DEMO_NOTE_ID, created: true });
-  const tokens = await signIn({ origin: server.url, user: DEMO_USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
+const { running } = useSharedServer(async (server) => {
+  const seeded = await seedDemoNote(server.url, { user: USER, noteId: NOTE_ID });
+  expect(seeded).toMatchObject({ note_id: NOTE_ID, created: true });
+  const tokens = await signIn({ origin: server.url, user: USER, scopes: ["osfoundry:read", "osfoundry:write"], resource: "mcp" });
   expect(tokens.scope.split(" ").sort()).toEqual(["osfoundry:read", "osfoundry:write"]);
   agentToken = tokens.access_token;
 });
@@ -49,10 +55,10 @@ describe("the connector over real HTTP", () => {
 
   it("runs the demo session: one call per deck, a slide corrected in place by its ID, deduped sources, a resend that gets the first result", async () => {
     const lines: string[] = [];
-    const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line));
+    const t: DemoTranscript = await runDemoSession(running().mcpUrl, agentToken, (line) => lines.push(line), { noteId: NOTE_ID });
 
     expect(t.tools).toHaveLength(11);
-    expect(t.notes.notes.map((n) => n.note_id)).toContain(DEMO_NOTE_ID);
+    expect(t.notes.notes.map((n) => n.note_id)).toEqual([NOTE_ID]);
     // Seeded: created (1), approved (2), a Slides tab added (3).
     expect(t.tabsBefore.version).toBe(3);
     expect(t.tabsBefore.tabs.map((tab) => tab.type)).toEqual(["markdown", "files", "sources", "slides"]);
@@ -98,8 +104,8 @@ describe("the connector over real HTTP", () => {
   });
 
   it("runs the demo session again against the same Note without colliding with the first run", async () => {
-    const before = await runDemoSession(running().mcpUrl, agentToken, () => {});
-    const again = await runDemoSession(running().mcpUrl, agentToken, () => {});
+    const before = await runDemoSession(running().mcpUrl, agentToken, () => {}, { noteId: NOTE_ID });
+    const again = await runDemoSession(running().mcpUrl, agentToken, () => {}, { noteId: NOTE_ID });
     expect(again.runId).not.toBe(before.runId);
     expect(again.tabsBefore.version).toBe(before.tabsAfter.version);
     expect(again.deck.tab_id).not.toBe(before.deck.tab_id);
