@@ -40,11 +40,11 @@ function count(tally: Tally, what: string): void {
  */
 export function uncovered(tally: Tally): string[] {
   const seen = [...tally.keys()];
-  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note", "undo_change"];
+  const operations = ["create_note", "set_approval", "add_member", "remove_member", "list_changes", "rename_note", "add_tab", "rename_tab", "move_tab", "delete_tab", "set_slides", "change_tab", "set_markdown", "add_file", "create_tab", "edit_tab", "add_source", "list_tabs", "read_tab", "list_attachments", "read_note", "undo_change", "revert_change"];
   const codes = ["invalid_arguments", "note_not_found", "note_not_approved", "note_exists", "version_conflict", "tab_not_found", "wrong_tab_type", "slide_not_found", "row_not_found", "idempotency_key_reused", "invalid_url", "limit_exceeded", "revert_conflict", "change_not_found", "not_revertible"];
   const wanted = [
     ...operations.map((op) => `${op}: ok`),
-    ...["create_tab", "edit_tab", "add_source"].map((op) => `${op}: replayed`),
+    ...["create_tab", "edit_tab", "add_source", "revert_change"].map((op) => `${op}: replayed`),
     ...AGENT_EDITS.flatMap((op) => [`edit_tab ${op}: ok`, `edit_tab ${op}: replayed`]),
     ...PERSON_EDITS.map((op) => `change_tab ${op}: ok`),
     ...["slide_not_found", "row_not_found"].flatMap((code) => [`edit_tab: ${code}`, `change_tab: ${code}`]),
@@ -265,7 +265,7 @@ function outcomeWord(answer: Answer): string {
  * model has it: a removal of a member, of the last member, of a non-member.
  */
 function tagOf(call: Call, m: Model): string | undefined {
-  if (call.name === "undo_change" && typeof call.input.version === "number") {
+  if ((call.name === "undo_change" || call.name === "revert_change") && typeof call.input.version === "number") {
     const entry = m.log.get(call.input.version);
     if (entry === undefined) return undefined;
     return entry.operation === "revert_change" ? "of a revert" : call.input.version === m.version ? "latest" : "earlier";
@@ -623,6 +623,30 @@ export function steps(options: StepOptions): fc.Arbitrary<fc.AsyncCommand<Model,
       }),
       (p, m) => ({ version: undoTarget(p.target, p.n, m), expected_version: p.stale === "yes" ? m.version - 1 : m.version }),
     ),
+    // The agent takes a change back (revert_note_change): a keyed write, its key checked before its version, as the others.
+    revert_change: tool(
+      "revert_change",
+      2,
+      fc.record({ who, target: pick({ latest: 6, earlier: 4, revertible: 4, revert: 2, notContent: 1, ahead: 1, zero: 1 }), n: fc.nat(1000), v: version, key }),
+      (p, m) => ({ ...write(p, m), version: undoTarget(p.target, p.n, m) }),
+    ),
+    // An agent's revert whose answer was lost, sent again as it was: the second answer is the first, replayed.
+    revert_resent: {
+      weight: scale,
+      arbitrary: fc.record({ target: pick({ latest: 3, revertible: 2 }), n: fc.nat(1000), client }).map(
+        (p) =>
+          new Special(
+            `revert_resent ${canonical(p)}`,
+            (m) => m.meta?.approved === true && m.members.size > 0,
+            async (m, r) => {
+              const input = { expected_version: m.version, idempotency_key: m.freshKey(), version: undoTarget(p.target, p.n, m) };
+              const call = { caller: agent(someMember(m), p.client), name: "revert_change", input };
+              await r.call(call);
+              await r.call(structuredClone(call));
+            },
+          ),
+      ),
+    },
     list_changes: call(
       "list_changes",
       3,

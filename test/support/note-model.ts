@@ -85,7 +85,7 @@ export const KEY_GAP = 1024;
 export const FIXED = ["markdown", "files", "sources"] as const;
 const FIXED_LABEL: Record<string, string> = { markdown: "Markdown", files: "Files", sources: "Sources" };
 const DEFAULT_LABEL: Record<string, string> = { slides: "Slides", sheet: "Sheet" };
-const AGENT_OPERATIONS = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", "create_tab", "edit_tab", "add_source"]);
+const AGENT_OPERATIONS = new Set(["list_tabs", "read_tab", "list_attachments", "list_changes", "create_tab", "edit_tab", "add_source", "revert_change"]);
 
 /** Citations the histories use, each with the stored and the normalized form docs/spec.md §5 gives it (null: refused). */
 export const URLS: Record<string, { given: string; url: string; normalized: string } | { given: string; url: null }> = {
@@ -517,6 +517,59 @@ export class NoteModel {
    * does not count, nor does a revert of a change later than the target (the two
    * cancel out; a revert of the revert puts that later change back in effect).
    */
+  /**
+   * Change `version` taken back, as the Note would find it: null (and why, in `failures`) when it may not be, else
+   * the change and the content a revert leaves.
+   */
+  #taking(version: unknown, failures: Failure[]): { done: Done; content: Content } | null {
+    if (!integer(version, 1, Number.MAX_SAFE_INTEGER) || this.meta === null) return null;
+    const refusal = this.#refusal(version as number);
+    if (refusal !== null) {
+      failures.push(refusal);
+      return null;
+    }
+    const done = this.#done.get(version as number) as Done;
+    const content = this.#afterRevert(done);
+    // The limits hold as for any change: what comes back must fit (docs/spec.md §10).
+    const limit = revertLimit(this.#content(), content);
+    if (limit !== null) failures.push({ code: "limit_exceeded", stage: TARGET + 0.2, fields: { limit } });
+    return { done, content };
+  }
+
+  /** Takes `done` back, leaving `content`: a new change, logged with what it reverts. */
+  #revert(caller: Caller, done: Done, content: Content): void {
+    const before = this.#content();
+    this.#restore(content);
+    this.#bump();
+    this.#log(caller, "revert_change", done.back, done.version);
+    // Its own revert (a redo) names what the change did in its order.
+    const record = this.#record(this.version, "revert_change", before, content, { own: done.back, back: done.own, reverting: done });
+    record.touch = revertTouch(done, record);
+    this.#keep(record);
+  }
+
+  /** revert_note_change's target: the change `input.version`, taken back as the person's undo takes it. */
+  #revertTarget(input: Row): Target {
+    const failures: Failure[] = [];
+    if (!integer(input.version, 1, Number.MAX_SAFE_INTEGER)) failures.push(invalid(VALIDATE));
+    const taken = this.#taking(input.version, failures);
+    return {
+      failures,
+      success: () => {
+        const { done, content } = taken as NonNullable<typeof taken>;
+        const result = { note_id: this.noteId, reverted_version: done.version, version: this.version + 1, replayed: false, ...done.back };
+        return {
+          writes: true,
+          result: () => result,
+          touched: () => done.back,
+          check: (value) => same(result, withoutDiffer(value, false)),
+          apply: () => {},
+          revert: (caller: Caller) => this.#revert(caller, done, content),
+        };
+      },
+    };
+  }
+
   #refusal(target: number, listing = true): Failure | null {
     const entry = this.log.get(target);
     if (entry === undefined) return { code: "change_not_found", stage: TARGET, fields: { version: target, oldest_version: this.oldestChange, current_version: this.version } };
@@ -743,6 +796,7 @@ export class NoteModel {
       case "create_tab":
       case "edit_tab":
       case "add_source":
+      case "revert_change":
         return this.#keyed(name, caller, input);
       default:
         return this.#change(name, caller, input);
@@ -929,7 +983,7 @@ export class NoteModel {
     const failures: Failure[] = [];
     if (!integer(input.expected_version, 1, Number.MAX_SAFE_INTEGER)) failures.push(invalid(VALIDATE));
     if (!wellFormedKey(input.idempotency_key)) failures.push(invalid(VALIDATE));
-    const target = tool === "create_tab" ? this.#createTab(input) : tool === "edit_tab" ? this.#editTab(input) : this.#addSource(input);
+    const target = tool === "create_tab" ? this.#createTab(input) : tool === "edit_tab" ? this.#editTab(input) : tool === "revert_change" ? this.#revertTarget(input) : this.#addSource(input);
     failures.push(...target.failures, ...this.#access(caller));
 
     const key = input.idempotency_key as string;
@@ -951,6 +1005,12 @@ export class NoteModel {
           check: (value, window) => outcome.check(value, window),
           apply: (value) => {
             const result = outcome.result(value);
+            if (outcome.revert !== undefined) {
+              // A revert commits and logs itself, as the person's does.
+              outcome.revert(caller);
+              this.keys.set(key, { tool, result, args: argumentsOf(input), expected_version: input.expected_version });
+              return;
+            }
             const before = this.version;
             const content = outcome.writes && this.meta !== null ? this.#content() : null;
             outcome.apply(value);
@@ -1386,20 +1446,7 @@ export class NoteModel {
       }
       case "undo_change": {
         argument(integer(input.version, 1, Number.MAX_SAFE_INTEGER) && input.expected_version !== undefined);
-        const target = input.version as number;
-        let taken: { done: Done; content: Content } | null = null;
-        if (integer(target, 1, Number.MAX_SAFE_INTEGER) && this.meta !== null) {
-          const refusal = this.#refusal(target);
-          if (refusal !== null) failures.push(refusal);
-          else {
-            const done = this.#done.get(target) as Done;
-            const content = this.#afterRevert(done);
-            taken = { done, content };
-            // The limits hold as for any change: what comes back must fit (docs/spec.md §10).
-            const limit = revertLimit(this.#content(), content);
-            if (limit !== null) failures.push({ code: "limit_exceeded", stage: TARGET + 0.2, fields: { limit } });
-          }
-        }
+        const taken = this.#taking(input.version, failures);
         return {
           failures,
           plan: () => {
@@ -1412,16 +1459,7 @@ export class NoteModel {
                 return tab === undefined ? {} : summary(tab, content.strip.indexOf(tab));
               },
               apply: () => {},
-              revert: (caller: Caller) => {
-                const before = this.#content();
-                this.#restore(content);
-                this.#bump();
-                this.#log(caller, "revert_change", done.back, target);
-                // Its own revert (a redo) names what the change did in its order.
-                const record = this.#record(this.version, "revert_change", before, content, { own: done.back, back: done.own, reverting: done });
-                record.touch = revertTouch(done, record);
-                this.#keep(record);
-              },
+              revert: (caller: Caller) => this.#revert(caller, done, content),
             };
           },
         };
@@ -1741,7 +1779,7 @@ export class NoteModel {
 interface Target {
   failures: Failure[];
   /** A success of the target step; `result` is what the key records (a write's first answer). */
-  success: () => Success & { result: (value: Row) => Row; touched: (value: Row) => Row };
+  success: () => Success & { result: (value: Row) => Row; touched: (value: Row) => Row; revert?: (caller: Caller) => void };
 }
 
 /** What a person's change does: nothing (no apply), or a change and what its answer names. */

@@ -5,10 +5,12 @@
  * exactly what the model says, a restart loses nothing acknowledged, and the
  * change log holds exactly one entry per committed change (the last 1,000).
  *
- * By default 100 histories of up to 40 steps at seed 20260710 over the memory
+ * By default 100 histories of up to 40 steps at seed 20261202 over the memory
  * store, and the first 50 of them through the object: at that seed the 100
- * reach every outcome `uncovered` lists (the slowest, by run 92), and a run of
- * at least 100 must (`full`). For a change to
+ * reach every outcome `uncovered` lists (the slowest, by run 71), and a run of
+ * at least 100 must (`full`). (The seed was 20260710 until the agent's
+ * revert_note_change joined the steps: a new kind of step draws other
+ * histories, and at the old seed two outcomes went unreached.) For a change to
  * the write path, run deeper: HISTORY_RUNS=1000 (.ci/run runs 200) or 5000;
  * HISTORY_SEED, HISTORY_PATH and HISTORY_REPLAY_PATH replay a failure (its
  * message prints them); HISTORY_LEAVE_OUT=missing,restart,… leaves kinds of
@@ -44,7 +46,7 @@ const settings = (() => {
   return {
     runs: number("HISTORY_RUNS", DEFAULT_RUNS),
     objectRuns: number("HISTORY_RUNS", DEFAULT_OBJECT_RUNS),
-    seed: number("HISTORY_SEED", 20_260_710),
+    seed: number("HISTORY_SEED", 20_261_202),
     path: vars.HISTORY_PATH,
     replayPath: vars.HISTORY_REPLAY_PATH,
     leaveOut: new Set((vars.HISTORY_LEAVE_OUT ?? "").split(",").filter((s) => s !== "")),
