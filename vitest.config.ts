@@ -96,7 +96,7 @@ function workersProject(name: string, files: { include: string[]; exclude?: stri
       // The Worker's largest dependencies bundled once for the run, rather than each module transformed and
       // loaded again by every runtime: the project's "import" time went from 61 s to 43 s (35 files).
       deps: { optimizer: { ssr: { enabled: true, include: ["@modelcontextprotocol/server", "@modelcontextprotocol/core", "zod", "hono", "@cloudflare/workers-oauth-provider", "jose"] } } },
-      // Shared 2-core machines are noisy, and three files run at once; a test's own assertions decide, not the clock.
+      // Shared 2-core machines are noisy, and four files run at once; a test's own assertions decide, not the clock.
       testTimeout: 90_000,
       // A file signs in the users it needs (test/support/workers.ts); on a loaded machine that alone can take seconds.
       hookTimeout: 120_000,
@@ -140,7 +140,7 @@ export default defineConfig({
           // scripts' helpers, none holding state) are loaded once a worker: 11 s of CPU less for the project.
           isolate: false,
           // No maxWorkers of its own: vitest runs a project limited to one file at a time as a group after all the
-          // others (it took the suite from about 215 s to 365 s here); sharing the run's three, the e2e files, which
+          // others (it took the suite from about 215 s to 365 s here); sharing the run's four, the e2e files, which
           // mostly wait on their servers, fill the cores the workerd files leave idle. The files on the shared server
           // act on Notes of their own; the demo Note is only read after its seeding (and written by oauth.test.ts alone).
           // One `wrangler dev` for the files that can share it (test/support/e2e-server.ts): its origin reaches them by inject("e2eOrigin").

@@ -26,7 +26,7 @@ export const DEMO_NOTE_TITLE = "Demo Note";
 export const DEMO_USER = "alice";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-/** wrangler's own launcher, run by this Node directly: npx would first spend about half a second of CPU finding it. */
+/** wrangler's own launcher, run by this Node directly: through npx a start took about a second more of CPU. */
 const WRANGLER = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 const HOST = "127.0.0.1";
 /** Lines of wrangler's output kept for the error message when it fails to start. */
@@ -84,6 +84,7 @@ export interface LocalServer {
  */
 export async function startLocalServer(options: LocalServerOptions): Promise<LocalServer> {
   const { port, persistTo, onOutput, readyTimeoutMs = 60_000, signal, vars = {}, inspectorPort, entry } = options;
+  const inspector = inspectorPort === "wrangler" ? null : (inspectorPort ?? (await freePortBut(port)));
   signal?.throwIfAborted();
   const args = [
     WRANGLER,
@@ -98,7 +99,7 @@ export async function startLocalServer(options: LocalServerOptions): Promise<Loc
     "--show-interactive-dev-session=false",
   ];
   if (persistTo !== undefined) args.push("--persist-to", persistTo);
-  if (inspectorPort !== "wrangler") args.push("--inspector-ip", HOST, "--inspector-port", String(inspectorPort ?? (await freePort())));
+  if (inspector !== null) args.push("--inspector-ip", HOST, "--inspector-port", String(inspector));
   for (const [key, value] of Object.entries(vars)) args.push("--var", `${key}:${value}`);
 
   // A process group of its own: stop() reaches wrangler's launcher, wrangler and workerd by this one PID.
@@ -241,6 +242,14 @@ export function freePort(): Promise<number> {
       listener.close(() => (port > 0 ? resolve(port) : reject(new Error("no port assigned"))));
     });
   });
+}
+
+/** A free loopback port other than `taken` (a port chosen but not yet bound: the system may offer it again). */
+async function freePortBut(taken: number): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port !== taken) return port;
+  }
 }
 
 /** A fresh, empty directory under the OS's temp directory, for a throwaway `--persist-to`. */

@@ -31,8 +31,10 @@ const CLIENT_INFO = { name: "notes-connector-e2e-v2", version: "0.1.0" };
 const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
 
 // Its first list_notes must show the person the demo Note alone: on the shared server, a user of this file's own, with a demo Note of their own.
-const USER = "demo-revisions";
-const NOTE_ID = "demo-revisions-note";
+const TAG = crypto.randomUUID().slice(0, 8);
+// Of this run: in watch mode the shared server outlives a run, and a rerun must find them new.
+const USER = `demo-revisions-${TAG}`;
+const NOTE_ID = `demo-revisions-${TAG}`;
 const { running } = useSharedServer(async (server) => {
   const seeded = await seedDemoNote(server.url, { user: USER, noteId: NOTE_ID });
   expect(seeded).toMatchObject({ note_id: NOTE_ID, created: true });

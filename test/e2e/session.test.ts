@@ -18,8 +18,10 @@ const TAB_ID = /^slides-\d+-[0-9a-z]+$/;
  * The demo session checks the demo Note as seeding leaves it (version 3, four tabs): on the shared
  * server, a demo Note of this file's own, for a user of its own, seeded as `npm start` seeds alice's.
  */
-const USER = "demo-session";
-const NOTE_ID = "demo-session-note";
+const TAG = crypto.randomUUID().slice(0, 8);
+/** Of this run: in watch mode the shared server outlives a run, and a rerun must find them new. */
+const USER = `demo-session-${TAG}`;
+const NOTE_ID = `demo-session-${TAG}`;
 
 /** The user's agent token: osfoundry:read and osfoundry:write, for /mcp. */
 let agentToken = "";

@@ -54,12 +54,17 @@ describe("a live run agrees with the in-process run at the same seed and trials"
     ]);
     expect(liveRows.map(figures)).toEqual((inProcess.sources?.rows ?? []).map(figures));
     for (const row of liveRows.filter((r) => r.dedupe === "on")) expect(row.duplicates).toBe(0);
+    // Not an empty agreement: the sessions cite again, duplicate without the server's dedupe and meet conflicts.
+    expect(liveRows.filter((r) => r.dedupe === "off").some((r) => r.duplicates > 0)).toBe(true);
+    expect(liveRows.some((r) => r.conflicts_seen > 0)).toBe(true);
   });
 
   it("experiment 5: the same writes, request bytes and conflicts; 120 sources list in 3 calls", () => {
     const liveRows = live.outline?.rows ?? [];
     expect(liveRows.map((r) => r.source)).toEqual(["live", "live"]);
     expect(liveRows.map(figures)).toEqual((inProcess.outline?.rows ?? []).map(figures));
+    // Not an empty agreement: slide by slide, the person's saves meet the agent's writes.
+    expect(liveRows.find((r) => r.strategy === "slide-by-slide")?.conflicts).toBeGreaterThan(0);
     expect(live.outline?.listing).toMatchObject({ source: "live", calls: 3, items_per_call: [50, 50, 20] });
     expect(figures(live.outline?.listing ?? { source: "" })).toEqual(figures(inProcess.outline?.listing ?? { source: "" }));
   });

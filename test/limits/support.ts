@@ -29,7 +29,7 @@ export const ORIGIN = "http://127.0.0.1:8787";
 
 let last = 0;
 
-/** A client address no other request of this file has used (documentation range, RFC 5737). */
+/** A client address no other request of this runtime has used (documentation range, RFC 5737). */
 export function freshAddress(): string {
   last += 1;
   return `198.51.${Math.floor(last / 250)}.${(last % 250) + 1}`;

@@ -22,8 +22,8 @@ const signingIn: Partial<Record<Role, Promise<string>>> = {};
 
 /**
  * A role's access token, signed in through the real OAuth flow the first time
- * this test file needs it (each file runs in its own runtime): a file pays only
- * for the roles it uses. The helpers below call it for their default tokens.
+ * this runtime needs it (the workers files share theirs, one after another,
+ * and the sign-ins with it): a file pays only for the roles no file before it used. The helpers below call it for their default tokens.
  */
 export function tokenOf(role: Role): Promise<string> {
   return (signingIn[role] ??= signIn({ origin: BASE, ...ROLES[role], fetch: workerFetch }).then((tokens) => (signedIn[role] = tokens.access_token)));
@@ -64,6 +64,7 @@ let bindings: Env = env;
  */
 export function useBindings(overrides: Partial<Env>): void {
   beforeAll(() => {
+    if (bindings !== env) throw new Error("useBindings: this file gave the Worker other bindings already (one call a file)");
     bindings = { ...env, ...overrides };
   });
   afterAll(() => {

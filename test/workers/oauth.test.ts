@@ -314,7 +314,7 @@ describe("users reach only their own Notes", () => {
 });
 
 describe("an OpenID provider that cannot be reached", () => {
-  it("approving on the consent page answers a page (502), not a redirect, and grants nothing", async () => {
+  it("approving on the consent page answers a page (502), not a redirect: no code reaches the client", async () => {
     // The connector signing in through a provider at a port that refuses at once; an origin of its own, so no setup of
     // the test's local sign-in is reused for it. (workerd prints the refused fetch as an "uncaught exception ... Network
     // connection lost" though the connector catches it: the runtime's line for any failed subrequest.)
