@@ -90,55 +90,50 @@ export class DirectoryObject extends DurableObject<Env> {
   }
 
   /**
-   * Takes in an entry a Note sent: its listing and the changes to its search
-   * documents, or its removal (the Note deleted, or this user removed from
-   * it), which drops both. One transaction: the listing and the documents
-   * never disagree. A Note delivers a user's entries in the order it queued
-   * them (src/storage/directory-outbox.ts); an older entry than the one held
-   * (only a Note deleted and made again under its ID has one) changes nothing.
+   * Takes in the entries a Note sent, in the order it queued them (what its
+   * writes of a short time queued: src/storage/directory-outbox.ts). Each is
+   * its listing and the changes to its search documents, or its removal (the
+   * Note deleted, or this user removed from it), which drops both. One
+   * transaction: the listing and the documents never disagree. An older entry
+   * than the one held (only a Note deleted and made again under its ID has
+   * one) changes nothing.
    */
-  receive(entry: DirectoryEntry): void {
-    this.receiveAll([entry]);
-  }
-
-  /** Takes in a Note's entries in the order it queued them, in one transaction: what the Note's writes in a short time queued, in one call. */
   receiveAll(entries: readonly DirectoryEntry[]): void {
     this.ctx.storage.transactionSync(() => {
       for (const entry of entries) this.#apply(entry);
     });
   }
 
+  /** One entry, within receiveAll's transaction. */
   #apply(entry: DirectoryEntry): void {
-    {
-      if (entry.removed === true) {
-        // A removal is at the deleted Note's last version: it drops every entry of that Note, never one of a newer one.
-        const held = this.sql.first<{ version: number }>(`SELECT version FROM notes WHERE note_id = ?`, entry.note_id);
-        if (held !== null && held.version > entry.version) return;
-        this.sql.run(`DELETE FROM notes WHERE note_id = ?`, entry.note_id);
-        this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
-        this.#dropNote(entry.note_id);
-        return;
-      }
-      const written = this.sql.run(
-        `INSERT INTO notes (note_id, title, approved, version, title_folded) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (note_id) DO UPDATE SET title = excluded.title, approved = excluded.approved, version = excluded.version,
-           title_folded = excluded.title_folded
-         WHERE excluded.version >= notes.version`,
-        entry.note_id,
-        entry.title,
-        entry.approved ? 1 : 0,
-        entry.version,
-        foldTitle(entry.title),
-      );
-      if (written === 0 || entry.index === undefined) return;
-      const { reset, drop = [], put = [] } = entry.index;
-      if (reset === true) {
-        this.#dropNote(entry.note_id);
-        this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
-      }
-      for (const key of drop) this.#dropDoc(entry.note_id, key);
-      for (const [key, text] of put) this.#putDoc(entry.note_id, key, text);
+    if (entry.removed === true) {
+      // A removal is at the deleted Note's last version: it drops every entry of that Note, never one of a newer one.
+      const held = this.sql.first<{ version: number }>(`SELECT version FROM notes WHERE note_id = ?`, entry.note_id);
+      if (held !== null && held.version > entry.version) return;
+      this.sql.run(`DELETE FROM notes WHERE note_id = ?`, entry.note_id);
+      this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
+      this.#dropNote(entry.note_id);
+      return;
     }
+    const written = this.sql.run(
+      `INSERT INTO notes (note_id, title, approved, version, title_folded) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (note_id) DO UPDATE SET title = excluded.title, approved = excluded.approved, version = excluded.version,
+         title_folded = excluded.title_folded
+       WHERE excluded.version >= notes.version`,
+      entry.note_id,
+      entry.title,
+      entry.approved ? 1 : 0,
+      entry.version,
+      foldTitle(entry.title),
+    );
+    if (written === 0 || entry.index === undefined) return;
+    const { reset, drop = [], put = [] } = entry.index;
+    if (reset === true) {
+      this.#dropNote(entry.note_id);
+      this.sql.run(`DELETE FROM copy_pending WHERE note_id = ?`, entry.note_id);
+    }
+    for (const key of drop) this.#dropDoc(entry.note_id, key);
+    for (const [key, text] of put) this.#putDoc(entry.note_id, key, text);
   }
 
   /**

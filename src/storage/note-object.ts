@@ -23,7 +23,6 @@ const KEYED: ReadonlySet<CommandName> = new Set(KEYED_COMMANDS);
 /** How soon the alarm retries a directory entry that could not be delivered. */
 const REDELIVERY_MS = 30_000;
 
-
 export class NoteObject extends DurableObject<Env> {
   protected readonly sql: Sql;
   protected readonly store: SqliteNoteStore;

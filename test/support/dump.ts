@@ -26,11 +26,11 @@ export function dumpDatabase(sql: SqlStorage): string {
 }
 
 /**
- * An outbox entry of search documents alone: the alarm delivers it soon after the write that queued it,
- * between any two calls, so it is not part of what a call leaves. A call that queued one still shows, in
- * the outbox's AUTOINCREMENT counter (sqlite_sequence).
+ * An outbox entry (its JSON text) of search documents alone: the alarm delivers it soon after the write
+ * that queued it, between any two calls, so it is not part of what a call leaves. A call that queued one
+ * still shows, in the outbox's AUTOINCREMENT counter (sqlite_sequence).
  */
-function searchDocumentsAlone(entry: unknown): boolean {
+export function searchDocumentsAlone(entry: unknown): boolean {
   const parsed = JSON.parse(String(entry)) as { index?: unknown; removed?: boolean };
   return parsed.index !== undefined && parsed.removed !== true;
 }

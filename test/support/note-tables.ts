@@ -5,6 +5,7 @@
  */
 import { noteDocuments, type IndexDoc } from "../../src/note/search/documents.js";
 import type { Cells, FileRow, Slide, SourceRow, TabRow } from "../../src/note/store.js";
+import { searchDocumentsAlone } from "./dump.js";
 import { canonical, FINGERPRINT, FIXED, LIMIT, show, TIME, type Row, type Tables } from "./note-model.js";
 
 /** The tables the model predicts row by row: their columns and primary keys. */
@@ -208,10 +209,7 @@ export function sqliteRules(tables: Tables, first: Tables, previous: Tables): st
   const unknown = Object.keys(tables).filter((name) => !(name in MODELLED) && !RULED.includes(name));
   if (unknown.length > 0) problems.push(`tables ${show(unknown)} are neither modelled nor ruled (test/support/note-tables.ts)`);
   // What a member's list shows is delivered before the call answers; search documents alone may wait for the alarm (SEARCH_DELIVERY_MS).
-  const listing = (tables.outbox ?? []).filter((r) => {
-    const entry = JSON.parse(String(r.entry)) as { index?: unknown; removed?: boolean };
-    return entry.index === undefined || entry.removed === true;
-  });
+  const listing = (tables.outbox ?? []).filter((r) => !searchDocumentsAlone(r.entry));
   if (listing.length > 0) problems.push(`the directory outbox still holds ${show(listing)} after the call`);
   if (canonical(tables.schema_migrations) !== canonical(first.schema_migrations)) problems.push(`schema_migrations changed: ${show(tables.schema_migrations)}`);
   for (const row of tables.sqlite_sequence ?? []) {

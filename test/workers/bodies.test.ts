@@ -1,7 +1,5 @@
 /** What the edge refuses: bodies too large (declared or streamed), cut off, not UTF-8 or not JSON, and query values that are not what they say — each a clear 4xx in its surface's shape, and nothing written. */
-import { createExecutionContext, env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index.js";
 import { api, fetchWorker, newNote, signInAs, TOKENS } from "../support/workers.js";
 
 beforeAll(() => signInAs("agent", "app"));
@@ -37,13 +35,9 @@ function post(path: string, token: string, headers: Record<string, string>, body
   return fetchWorker(path, { method, headers: { ...headers, Authorization: `Bearer ${token}` }, body, duplex: "half" } as RequestInit);
 }
 
-/**
- * A request whose body breaks off, handed to the Worker in this isolate:
- * through `exports.default.fetch` a broken stream arrives merely cut short.
- */
+/** A request whose body breaks off, handed to the Worker's entry in this isolate (through the runtime's own fetch it would arrive merely cut short). */
 async function postBroken(path: string, token: string, headers: Record<string, string>, start: string, method = "POST"): Promise<Response> {
-  const init = { method, headers: { ...headers, Authorization: `Bearer ${token}` }, body: brokenStream(start), duplex: "half" } as RequestInit;
-  return worker.fetch(new Request(`http://127.0.0.1:8787${path}`, init), env, createExecutionContext());
+  return post(path, token, headers, brokenStream(start), method);
 }
 
 async function jsonOf(response: Response): Promise<{ status: number; body: any }> {

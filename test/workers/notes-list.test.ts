@@ -36,7 +36,7 @@ beforeAll(async () => {
   // creating 2,000 Notes through the API takes minutes in the test runtime. A few real Notes below take the real path.
   const order = Array.from({ length: COUNT }, (_, i) => i).sort((a, b) => ((a * 7919) % COUNT) - ((b * 7919) % COUNT));
   await runInDurableObject(directory(MANY), (instance) => {
-    for (const i of order) instance.receive({ note_id: id(i), title: i === SPECIAL ? SPECIAL_TITLE : `Report ${i}`, approved: approved(i), version: 2 });
+    for (const i of order) instance.receiveAll([{ note_id: id(i), title: i === SPECIAL ? SPECIAL_TITLE : `Report ${i}`, approved: approved(i), version: 2 }]);
   });
 });
 
@@ -114,13 +114,13 @@ describe("a user with 2,000 Notes", () => {
   it("a cursor stays put when Notes are added between pages: none is listed twice, none after the cursor is skipped", async () => {
     const user = "paging-under-inserts";
     await runInDurableObject(directory(user), (instance) => {
-      for (let i = 0; i < 10; i += 2) instance.receive({ note_id: id(i), title: `T${i}`, approved: true, version: 1 });
+      for (let i = 0; i < 10; i += 2) instance.receiveAll([{ note_id: id(i), title: `T${i}`, approved: true, version: 1 }]);
     });
     const first = await runInDurableObject(directory(user), (instance) => instance.page({ after: "", limit: 2, approvedOnly: true }));
     expect(first.notes.map((n) => n.note_id)).toEqual([id(0), id(2)]);
     await runInDurableObject(directory(user), (instance) => {
-      instance.receive({ note_id: id(1), title: "before the cursor", approved: true, version: 1 });
-      instance.receive({ note_id: id(3), title: "after the cursor", approved: true, version: 1 });
+      instance.receiveAll([{ note_id: id(1), title: "before the cursor", approved: true, version: 1 }]);
+      instance.receiveAll([{ note_id: id(3), title: "after the cursor", approved: true, version: 1 }]);
     });
     const rest = await runInDurableObject(directory(user), (instance) => instance.page({ after: id(2), limit: 100, approvedOnly: true }));
     expect(rest).toEqual({ notes: [id(3), id(4), id(6), id(8)].map((note_id) => expect.objectContaining({ note_id })), more: false });

@@ -45,26 +45,26 @@ describe("the directory's copy of its Notes' documents", () => {
   it("puts, replaces and drops documents; a reset drops only its own Note's; a removal drops the Note and its documents", async () => {
     const user = "copy-basics";
     await runInDurableObject(directory(user), (instance) => {
-      instance.receive(entry("n1", 1, { reset: true, put: [doc(0, "Quarterly plan"), doc(10, "Pricing slide for Osaka"), doc(18, "Perché no")] }));
-      instance.receive(entry("n2", 1, { put: [doc(0, "Osaka trip"), doc(10, "東京都の会議")] }));
+      instance.receiveAll([entry("n1", 1, { reset: true, put: [doc(0, "Quarterly plan"), doc(10, "Pricing slide for Osaka"), doc(18, "Perché no")] })]);
+      instance.receiveAll([entry("n2", 1, { put: [doc(0, "Osaka trip"), doc(10, "東京都の会議")] })]);
     });
     expect(await found(user, "osaka")).toEqual(expect.arrayContaining(["n1 10", "n2 0"]));
     expect(await found(user, "PERCHE")).toEqual(["n1 18"]);
     expect(await found(user, "京都")).toEqual(["n2 10"]);
 
     // A put under a held key replaces the document; a drop removes it.
-    await runInDurableObject(directory(user), (instance) => instance.receive(entry("n1", 2, { drop: [18], put: [doc(10, "Pricing slide for Kyoto")] })));
+    await runInDurableObject(directory(user), (instance) => instance.receiveAll([entry("n1", 2, { drop: [18], put: [doc(10, "Pricing slide for Kyoto")] })]));
     expect(await found(user, "osaka")).toEqual(["n2 0"]);
     expect(await found(user, "kyoto")).toEqual(["n1 10"]);
     expect(await found(user, "perche")).toEqual([]);
 
     // A reset drops every document of its Note first, and no other Note's.
-    await runInDurableObject(directory(user), (instance) => instance.receive(entry("n1", 3, { reset: true, put: [doc(0, "Fresh start")] })));
+    await runInDurableObject(directory(user), (instance) => instance.receiveAll([entry("n1", 3, { reset: true, put: [doc(0, "Fresh start")] })]));
     expect((await found(user, "kyoto plan fresh osaka")).sort()).toEqual(["n1 0", "n2 0"]);
     expect(await found(user, "kyoto plan")).toEqual([]);
 
     // The Note deleted (or the user removed): its listing and documents go together.
-    await runInDurableObject(directory(user), (instance) => instance.receive({ ...entry("n2", 2), removed: true }));
+    await runInDurableObject(directory(user), (instance) => instance.receiveAll([{ ...entry("n2", 2), removed: true }]));
     expect(await found(user, "osaka 京都 東京")).toEqual([]);
     const left = await runInDurableObject(directory(user), (instance) => {
       const sql = (instance as unknown as { sql: Sql }).sql;
@@ -79,8 +79,8 @@ describe("the directory's copy of its Notes' documents", () => {
   it("an older entry than the one held changes neither the listing nor the documents", async () => {
     const user = "copy-older";
     await runInDurableObject(directory(user), (instance) => {
-      instance.receive(entry("n1", 5, { put: [doc(10, "current words")] }));
-      instance.receive(entry("n1", 4, { reset: true, put: [doc(10, "stale words")] }));
+      instance.receiveAll([entry("n1", 5, { put: [doc(10, "current words")] })]);
+      instance.receiveAll([entry("n1", 4, { reset: true, put: [doc(10, "stale words")] })]);
     });
     expect(await found(user, "current")).toEqual(["n1 10"]);
     expect(await found(user, "stale")).toEqual([]);
@@ -89,13 +89,13 @@ describe("the directory's copy of its Notes' documents", () => {
   it("connectors find approved Notes only; the person finds every Note", async () => {
     const user = "copy-approval";
     await runInDurableObject(directory(user), (instance) => {
-      instance.receive(entry("open", 1, { put: [doc(0, "budget open")] }));
-      instance.receive(entry("closed", 1, { put: [doc(0, "budget closed")] }, false));
+      instance.receiveAll([entry("open", 1, { put: [doc(0, "budget open")] })]);
+      instance.receiveAll([entry("closed", 1, { put: [doc(0, "budget closed")] }, false)]);
     });
     expect((await found(user, "budget")).sort()).toEqual(["closed 0", "open 0"]);
     expect(await found(user, "budget", { approvedOnly: true })).toEqual(["open 0"]);
     // Approval revoked: the next entry says so, and connectors no longer find it.
-    await runInDurableObject(directory(user), (instance) => instance.receive(entry("open", 2, undefined, false)));
+    await runInDurableObject(directory(user), (instance) => instance.receiveAll([entry("open", 2, undefined, false)]));
     expect(await found(user, "budget", { approvedOnly: true })).toEqual([]);
   });
 
@@ -104,7 +104,7 @@ describe("the directory's copy of its Notes' documents", () => {
     await runInDurableObject(directory(user), (instance) => {
       for (let n = 0; n < 7; n++) {
         const put = Array.from({ length: 5 }, (_, i) => doc(i * 8 + 2, i === 0 && n === 3 ? "alpha beta gamma" : `alpha filler ${n} ${i}`));
-        instance.receive(entry(`p${n}`, 1, { put }));
+        instance.receiveAll([entry(`p${n}`, 1, { put })]);
       }
     });
     expect((await found(user, "alpha gamma"))[0]).toBe("p3 2");
@@ -130,7 +130,7 @@ describe("what a search across Notes costs", () => {
     await runInDurableObject(directory(user), (instance) => {
       for (let n = 0; n < notes; n++) {
         const put = Array.from({ length: 3 }, (_, i) => doc(i * 8 + 2, `Quarterly report ${n} slide ${i} revenue costs${n === 1 && i === 2 ? " zephyr" : ""}${n === 7 && i === 0 ? " zephyr wind" : ""}${n === 5 && i === 1 ? " zephyr" : ""}`));
-        instance.receive(entry(`note-${n}`, 1, { reset: true, put: [doc(0, `Report ${n}`), ...put] }, n !== 5));
+        instance.receiveAll([entry(`note-${n}`, 1, { reset: true, put: [doc(0, `Report ${n}`), ...put] }, n !== 5)]);
       }
     });
     return user;
